@@ -1,0 +1,42 @@
+# chaodipi: make run | make test | make bench
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+SHARED ?= ../shared
+PRESET ?= standard
+SEED ?= 1
+
+.PHONY: run test bench lint typecheck unit referee clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/chaodipi demo --preset $(PRESET) --seed $(SEED)
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src/chaodipi
+
+typecheck: $(STAMP)
+	$(BIN)/mypy --strict src/chaodipi
+
+unit: $(STAMP)
+	$(BIN)/pytest
+
+referee: $(STAMP)
+	@if [ -f $(SHARED)/tools/referee_check.py ]; then \
+	  $(BIN)/python $(SHARED)/tools/referee_check.py --cmd "$(BIN)/chaodipi referee" $(SHARED)/scenarios/*.jsonl; \
+	else echo "no $(SHARED)/tools/referee_check.py: public scenarios skipped"; fi
+
+test: lint typecheck referee unit
+
+bench: $(STAMP)
+	$(BIN)/python bench/bench_engine.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache build src/*.egg-info

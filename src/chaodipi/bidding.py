@@ -1,0 +1,500 @@
+"""Bids 亮主 and overrides 反主 during the deal, and the strength test of a fry 炒底 (RULES §9.2, §9.3, §10.2).
+
+A :class:`Bid` is what one player shows at one moment: one level card, or a pair.
+:class:`Bidding` holds the bids of one hand at one level and follows the
+operation style of the engine: :meth:`Bidding.check` (a reason, or None),
+:meth:`Bidding.can` (a bool) and :meth:`Bidding.apply` (does it, returns the
+new :class:`StandingBid`, and leaves the state as it was when the bid is not
+allowed). :func:`evaluate_bids` answers the referee's ``bids`` question.
+
+Trump is written ``Suit | None`` where None is no-trump (NT, 无主). A 5h 5h bid
+names its trump with ``choose`` (a :class:`~chaodipi.cards.Suit` or ``"nt"``).
+
+>>> from chaodipi.rules import RuleSet
+>>> b = Bidding(RuleSet.preset("standard"), Rank.EIGHT)
+>>> b.apply(Bid.parse(0, "8s")).trump
+<Suit.SPADES: 's'>
+>>> b.check(Bid.parse(1, "8d 8d")) is None      # any pair outranks a single
+True
+>>> b.apply(Bid.parse(1, "8h 8h")).token
+'h'
+>>> b.check(Bid.parse(2, "8d 8d"))
+'a diamonds pair (8d 8d) is not stronger than the standing hearts pair of player 1 (standard: D<C<H<S<SJ<BJ<5h)'
+>>> b.apply(Bid.parse(3, "5h 5h", "nt")).trump is None
+True
+>>> evaluate_bids(RuleSet.preset("anchao"), Rank.EIGHT,
+...               [Bid.parse(0, "8c"), Bid.parse(1, "8s 8s"), Bid.parse(0, "8c 8c")]).to_json()
+{'valid': [True, True, True], 'trump': 'c', 'bidder': 0}
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Literal, NamedTuple, TypeAlias
+
+from chaodipi.cards import SUITS, Card, CardError, Rank, Suit, check_copies, format_cards, parse_cards
+from chaodipi.rules import NoBidTrump, RuleSet
+
+__all__ = [
+    "NT",
+    "Bid",
+    "BidError",
+    "BidKind",
+    "BidRequestError",
+    "BidShape",
+    "Bidding",
+    "BidsOutcome",
+    "Choice",
+    "FirstSingle",
+    "IllegalBidError",
+    "StandingBid",
+    "classify_bid",
+    "evaluate_bids",
+    "format_trump",
+    "kitty_trump",
+    "parse_choice",
+]
+
+#: The no-trump choice of a 5h 5h bid, as written in requests.
+NT: Literal["nt"] = "nt"
+
+#: What a 5h 5h bidder names: a suit or no-trump.
+Choice: TypeAlias = Suit | Literal["nt"]
+
+_SUIT_NAMES = {Suit.SPADES: "spades", Suit.HEARTS: "hearts", Suit.CLUBS: "clubs", Suit.DIAMONDS: "diamonds"}
+_RED5 = Card.of(Rank.FIVE, Suit.HEARTS)
+
+
+class BidError(ValueError):
+    """A bid that cannot be made, or a request that does not describe a bid."""
+
+
+class IllegalBidError(BidError):
+    """A well-formed bid that the rules do not allow now (its reason says why)."""
+
+
+class BidRequestError(BidError):
+    """A request that is not a bid at all: a bad player, a bad or missing ``choose``."""
+
+
+class BidKind(StrEnum):
+    """The kinds of bid of RULES §9.2."""
+
+    SINGLE = "single"  # one level card: 亮主, only as the first bid of the hand
+    PAIR = "pair"  # a pair of identical level cards of a suit
+    JOKER_PAIR = "joker_pair"  # SJ SJ or BJ BJ: no-trump 无将
+    RED5_PAIR = "red5_pair"  # 5h 5h: any suit or no-trump
+    LOOKBACK = "lookback"  # 回头望 / 钩回: the first single bidder shows the pair
+
+
+def parse_choice(text: object) -> Choice:
+    """Read the ``choose`` of a 5h 5h bid: ``"s"``, ``"h"``, ``"c"``, ``"d"`` or ``"nt"`` (case-insensitive).
+
+    >>> parse_choice("NT"), parse_choice("h")
+    ('nt', <Suit.HEARTS: 'h'>)
+    """
+    if isinstance(text, Suit):
+        return text
+    if isinstance(text, str):
+        key = text.strip().lower()
+        if key == NT:
+            return NT
+        for suit in SUITS:
+            if suit.value == key:
+                return suit
+    raise BidRequestError(f"choose must be one of s, h, c, d or nt, not {text!r}")
+
+
+def format_trump(trump: Suit | None) -> str:
+    """Write a trump as in requests: ``"s"``, ``"h"``, ``"c"``, ``"d"``, or ``"nt"`` for None (no-trump)."""
+    return NT if trump is None else trump.value
+
+
+def _trump_words(trump: Suit | None) -> str:
+    return "no-trump" if trump is None else _SUIT_NAMES[trump]
+
+
+@dataclass(frozen=True, slots=True)
+class Bid:
+    """The cards one player shows at one moment, and for 5h 5h the trump they name.
+
+    Reinforcing a single or a look-back shows the whole pair (the card shown
+    before and its twin), as in REFEREE.md.
+    """
+
+    player: int
+    cards: tuple[Card, ...]
+    choose: Choice | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.player, bool) or not isinstance(self.player, int) or not 0 <= self.player <= 3:
+            raise BidRequestError(f"a bid's player must be a seat 0..3, not {self.player!r}")
+        cards = tuple(self.cards)
+        if not all(isinstance(c, Card) for c in cards):
+            raise BidRequestError(f"a bid's cards must be cards, not {self.cards!r}")
+        object.__setattr__(self, "cards", cards)
+        if self.choose is not None:
+            object.__setattr__(self, "choose", parse_choice(self.choose))
+
+    @classmethod
+    def parse(cls, player: int, cards_text: str | Iterable[str], choose_text: str | None = None) -> Bid:
+        """Read a bid from card notation (RULES §1) and an optional ``choose``.
+
+        >>> Bid.parse(2, "5h 5h", "nt")
+        Bid(player=2, cards=(Card('5h'), Card('5h')), choose='nt')
+        """
+        choose = None if choose_text is None else parse_choice(choose_text)
+        return cls(player, tuple(parse_cards(cards_text)), choose)
+
+    def __str__(self) -> str:
+        extra = "" if self.choose is None else f" ({self.choose})"
+        return f"player {self.player}: {format_cards(self.cards)}{extra}"
+
+
+class BidShape(NamedTuple):
+    """What a set of shown cards is as a bid: its kind, the trump it names, its strength token."""
+
+    kind: BidKind
+    trump: Suit | None
+    token: str
+
+
+def classify_bid(cards: Sequence[Card], level: Rank, choose: Choice | None = None) -> BidShape:
+    """Read cards as a bid at ``level`` (RULES §9.2), apart from whether it is allowed now.
+
+    Raises :class:`IllegalBidError` for cards that are no bid (three cards, a
+    lone joker, two different level cards…), and :class:`BidRequestError`
+    for 5h 5h without ``choose`` or ``choose`` on any other bid.
+
+    >>> classify_bid(parse_cards("8c 8c"), Rank.EIGHT)
+    BidShape(kind=<BidKind.PAIR: 'pair'>, trump=<Suit.CLUBS: 'c'>, token='c')
+    >>> classify_bid(parse_cards("5h"), Rank.FIVE).trump      # at level 5, 5h is a heart level card
+    <Suit.HEARTS: 'h'>
+    """
+    shape = _shape(tuple(cards), level)
+    if shape.kind is BidKind.RED5_PAIR:
+        if choose is None:
+            raise BidRequestError("a 5h 5h bid must name its trump: choose s, h, c, d or nt")
+        choice = parse_choice(choose)
+        return BidShape(BidKind.RED5_PAIR, choice if isinstance(choice, Suit) else None, "5h")
+    if choose is not None:
+        raise BidRequestError(f"only a 5h 5h bid names a trump; {format_cards(cards)} takes no choose")
+    return shape
+
+
+def _shape(cards: tuple[Card, ...], level: Rank) -> BidShape:
+    shown = format_cards(cards)
+    if len(cards) == 1:
+        (card,) = cards
+        # RULES §9.2: a single is a level card of a suit; at level 5 that includes 5h.
+        if card.rank == level and card.suit is not None:
+            return BidShape(BidKind.SINGLE, card.suit, "single")
+        if card.suit is None or card is _RED5:
+            raise IllegalBidError(f"{shown} cannot be shown alone: jokers and 5h declare only as a pair (RULES §9.2)")
+        raise IllegalBidError(f"{shown} is not a level card (the level is {level.symbol})")
+    if len(cards) == 2:
+        a, b = cards
+        if a is not b:
+            if a.rank == level and b.rank == level and a.suit is not None and b.suit is not None:
+                raise IllegalBidError(f"{shown} are two different level cards, not a pair (RULES §4)")
+            raise IllegalBidError(f"{shown} is not a pair of identical cards")
+        # RULES §9.2: 5h 5h is the top bid at every level, also at level 5.
+        if a is _RED5:
+            return BidShape(BidKind.RED5_PAIR, None, "5h")
+        if a.suit is None:
+            return BidShape(BidKind.JOKER_PAIR, None, str(a))
+        if a.rank == level:
+            return BidShape(BidKind.PAIR, a.suit, a.suit.value)
+        raise IllegalBidError(f"{shown} is a pair but not of level cards (the level is {level.symbol})")
+    if not cards:
+        raise IllegalBidError("a bid shows one or two cards, not none")
+    raise IllegalBidError(f"a bid shows one level card or a pair, not {len(cards)} cards ({shown})")
+
+
+@dataclass(frozen=True, slots=True)
+class StandingBid:
+    """The bid that stands: who made it, its kind, the trump (None: no-trump), its strength token, its cards."""
+
+    player: int
+    kind: BidKind
+    trump: Suit | None
+    token: str
+    cards: tuple[Card, ...]
+
+    @property
+    def trump_text(self) -> str:
+        """The trump as written in requests (``"s"``…``"d"``, ``"nt"``)."""
+        return format_trump(self.trump)
+
+    def describe(self) -> str:
+        """The bid in words, for reasons."""
+        what = {
+            BidKind.SINGLE: f"{_trump_words(self.trump)} single",
+            BidKind.PAIR: f"{_trump_words(self.trump)} pair",
+            BidKind.JOKER_PAIR: f"{self.token} pair (no-trump)",
+            BidKind.RED5_PAIR: f"5h pair ({_trump_words(self.trump)})",
+            BidKind.LOOKBACK: f"look-back to {_trump_words(self.trump)}",
+        }[self.kind]
+        return f"{what} of player {self.player}"
+
+
+class FirstSingle(NamedTuple):
+    """Who made the hand's first bid with a single card, and the card (the look-back's pair is its twin)."""
+
+    player: int
+    card: Card
+
+
+def _bid_words(bid: Bid, shape: BidShape) -> str:
+    shown = format_cards(bid.cards)
+    if shape.kind is BidKind.PAIR:
+        return f"a {_trump_words(shape.trump)} pair ({shown})"
+    if shape.kind is BidKind.RED5_PAIR:
+        return f"a 5h pair ({_trump_words(shape.trump)})"
+    return f"a {shown} pair"
+
+
+@dataclass(slots=True)
+class Bidding:
+    """The bids of one hand at one level (RULES §9.2–9.3), and the fries after the burial (§10.2).
+
+    Build it with the rule set and the hand's level; offer bids in the order
+    they are made. Invalid bids change nothing; :meth:`offer` records them in
+    :attr:`history` as void, :meth:`apply` raises instead.
+    """
+
+    rules: RuleSet
+    level: Rank
+    _standing: StandingBid | None = field(default=None, init=False)
+    _first_single: FirstSingle | None = field(default=None, init=False)
+    _reinforced: bool = field(default=False, init=False)
+    _history: list[tuple[Bid, bool]] = field(default_factory=list, init=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.level, Rank) or not Rank.TWO <= self.level <= Rank.ACE:
+            raise BidRequestError(f"the level of a hand is 2..A, not {self.level!r}")
+
+    # -- state ------------------------------------------------------------
+    @property
+    def standing(self) -> StandingBid | None:
+        """The bid that stands now, or None if no valid bid was made."""
+        return self._standing
+
+    @property
+    def first_single(self) -> FirstSingle | None:
+        """Who made the hand's first bid with a single card (None if the first bid was a pair, or none yet)."""
+        return self._first_single
+
+    @property
+    def history(self) -> list[tuple[Bid, bool]]:
+        """Every bid offered, in order, with whether it was valid when made (a copy)."""
+        return list(self._history)
+
+    @property
+    def trump(self) -> Suit | None:
+        """The trump of the standing bid (None is no-trump); raises if nobody bid: ask :attr:`standing` first."""
+        if self._standing is None:
+            raise BidError("nobody has made a valid bid, so the bids name no trump")
+        return self._standing.trump
+
+    # -- the one rule -----------------------------------------------------
+    def _resolve(self, bid: Bid, *, fry: bool) -> StandingBid | str:
+        """The standing bid that ``bid`` would make, or the reason it is not allowed. Raises on bad requests."""
+        try:
+            shape = classify_bid(bid.cards, self.level, bid.choose)
+        except IllegalBidError as exc:
+            return str(exc)
+        standing = self._standing
+        order = self.rules.bid_order
+
+        if shape.kind is BidKind.SINGLE:
+            if fry:
+                return "a single card cannot fry: a fry is an override by a pair (RULES §10.2, §9.3)"
+            if standing is not None:
+                return f"a single card can only be the first bid of the hand; the {standing.describe()} stands"
+            return StandingBid(bid.player, shape.kind, shape.trump, shape.token, bid.cards)
+
+        if standing is None:
+            if fry:
+                return "nobody bid this hand, so nobody may fry (RULES §9.5)"
+            return StandingBid(bid.player, shape.kind, shape.trump, shape.token, bid.cards)
+
+        first = self._first_single
+        if bid.player == standing.player:
+            # RULES §9.3: 自保 — the twin of one's own single, shown before anyone overrides.
+            if standing.kind is BidKind.SINGLE and bid.cards == (standing.cards[0],) * 2:
+                if fry:
+                    return "showing the twin of one's own bid reinforces it; it is not a fry (RULES §10.2)"
+                return StandingBid(bid.player, shape.kind, shape.trump, shape.token, bid.cards)
+            return f"player {bid.player} cannot override their own standing bid (RULES §9.3)"
+
+        # RULES §9.2: look-back 回头望/钩回 — the first single bidder shows the pair after another's override.
+        # A 5h 5h pair is always the 5h bid with a free choice, never a look-back; a reinforced single is
+        # already a shown pair and keeps no look-back (seed 001 rule 8).
+        if (
+            self.rules.lookback
+            and shape.kind is BidKind.PAIR
+            and first is not None
+            and not self._reinforced
+            and first.player == bid.player
+            and bid.cards == (first.card, first.card)
+        ):
+            if order.unordered or order.rank("LB") > order.rank(standing.token):
+                return StandingBid(bid.player, BidKind.LOOKBACK, shape.trump, "LB", bid.cards)
+            return f"the look-back is not stronger than the {standing.describe()} ({self._order_words()})"
+
+        # RULES §9.3: an override must be strictly stronger; with `unordered` any pair overrides.
+        if order.unordered or order.rank(shape.token) > order.rank(standing.token):
+            return StandingBid(bid.player, shape.kind, shape.trump, shape.token, bid.cards)
+        words = _bid_words(bid, shape)
+        return f"{words} is not stronger than the standing {standing.describe()} ({self._order_words()})"
+
+    def _order_words(self) -> str:
+        return f"{self.rules.name}: {self.rules.bid_order}"
+
+    # -- operations -------------------------------------------------------
+    def check(self, bid: Bid, *, fry: bool = False) -> str | None:
+        """None if ``bid`` is allowed now, else the reason in words.
+
+        With ``fry=True`` the bid is judged as a fry 炒底 (RULES §10.2): it must
+        override the standing bid, so singles and reinforcements are refused.
+        In dark bidding (``fry_visibility=dark``) a bid refused here is void and
+        changes nothing (RULES §9.3); a refused dark *fry* is a failed fry, whose
+        penalty is the caller's to apply (RULES §10.5).
+        Raises :class:`BidRequestError` if the bid is not a well-formed request.
+        """
+        result = self._resolve(bid, fry=fry)
+        return result if isinstance(result, str) else None
+
+    def can(self, bid: Bid, *, fry: bool = False) -> bool:
+        """Whether ``bid`` is allowed now (see :meth:`check`)."""
+        return self.check(bid, fry=fry) is None
+
+    def check_override(self, bid: Bid) -> str | None:
+        """None if ``bid`` would fry: override the standing bid as RULES §10.2 requires; else the reason."""
+        return self.check(bid, fry=True)
+
+    def can_override(self, bid: Bid) -> bool:
+        """Whether ``bid`` would fry (see :meth:`check_override`)."""
+        return self.check_override(bid) is None
+
+    def apply(self, bid: Bid, *, fry: bool = False) -> StandingBid:
+        """Make ``bid``: it becomes the standing bid, and is logged in :attr:`history`.
+
+        Raises :class:`IllegalBidError` with the reason if it is not allowed, and
+        then the state is as it was (nothing is logged).
+        """
+        result = self._resolve(bid, fry=fry)
+        if isinstance(result, str):
+            raise IllegalBidError(result)
+        self._commit(bid, result)
+        return result
+
+    def offer(self, bid: Bid, *, fry: bool = False) -> bool:
+        """Make ``bid`` if it is allowed, else log it as void; return whether it was valid (RULES §9.3)."""
+        result = self._resolve(bid, fry=fry)
+        if isinstance(result, str):
+            self._history.append((bid, False))
+            return False
+        self._commit(bid, result)
+        return True
+
+    def _commit(self, bid: Bid, new: StandingBid) -> None:
+        old = self._standing
+        if old is None and new.kind is BidKind.SINGLE:
+            self._first_single = FirstSingle(bid.player, bid.cards[0])
+        if old is not None and old.kind is BidKind.SINGLE and old.player == new.player:
+            self._reinforced = True
+        self._standing = new
+        self._history.append((bid, True))
+
+
+@dataclass(frozen=True, slots=True)
+class BidsOutcome:
+    """The answer to a sequence of bids: each bid's validity, and the bid that stands (None: no valid bid)."""
+
+    valid: tuple[bool, ...]
+    standing: StandingBid | None
+
+    @property
+    def trump(self) -> Suit | None:
+        """The resulting trump (None is no-trump); raises if no valid bid was made: check :attr:`standing`."""
+        if self.standing is None:
+            raise BidError("no valid bid was made, so the bids name no trump")
+        return self.standing.trump
+
+    @property
+    def bidder(self) -> int | None:
+        """The player whose bid stands, or None if no valid bid was made."""
+        return None if self.standing is None else self.standing.player
+
+    def to_json(self) -> dict[str, object]:
+        """The referee's answer: ``{"valid": [...], "trump": "s"|…|"nt"|None, "bidder": p|None}``."""
+        st = self.standing
+        return {
+            "valid": list(self.valid),
+            "trump": None if st is None else st.trump_text,
+            "bidder": None if st is None else st.player,
+        }
+
+
+def evaluate_bids(rules: RuleSet, level: Rank, bids: Sequence[Bid]) -> BidsOutcome:
+    """The referee's ``bids`` operation: replay bids made during the deal (RULES §9.2–9.3).
+
+    Raises :class:`~chaodipi.cards.CardError` if the bids together need a third
+    copy of a card (a player's later bid may re-show the cards of their earlier
+    ones), and :class:`BidRequestError` for a malformed bid.
+    """
+    per_player: dict[int, Counter[Card]] = {}
+    for bid in bids:
+        seen = per_player.setdefault(bid.player, Counter())
+        for card, n in Counter(bid.cards).items():
+            seen[card] = max(seen[card], n)
+    try:
+        check_copies(*(list(c.elements()) for c in per_player.values()))
+    except CardError as exc:
+        raise CardError(f"{exc} (counting each player's cards once across their bids)") from None
+    bidding = Bidding(rules, level)
+    valid = tuple(bidding.offer(bid) for bid in bids)
+    return BidsOutcome(valid, bidding.standing)
+
+
+def kitty_trump(rules: RuleSet, level: Rank, kitty: Sequence[Card]) -> Suit | None:
+    """Trump when nobody bids in a later hand, read from the kitty (RULES §9.5, option ``no_bid_trump``).
+
+    Returns the suit, or None for no-trump.
+
+    >>> from chaodipi.rules import RuleSet
+    >>> kitty = parse_cards("3c SJ 8d 4h 5h 6s 7s 9c")
+    >>> presets = ("standard", "contest2021", "institute2023")
+    >>> [format_trump(kitty_trump(RuleSet.preset(p), Rank.EIGHT, kitty)) for p in presets]
+    ['nt', 'c', 'd']
+    """
+    if not kitty:
+        raise BidRequestError("the kitty is empty")
+    mode = rules.no_bid_trump
+
+    def suit_of(card: Card) -> Suit | None:
+        if card.suit is None:
+            return None  # a joker: no-trump
+        return card.suit  # 5h gives hearts, like any heart
+
+    if mode == NoBidTrump.FIRST_CARD:
+        return suit_of(kitty[0])
+    for card in kitty:
+        if card.suit is not None and card.rank == level:
+            return card.suit
+        if mode == NoBidTrump.FIRST_LEVEL_CARD and card.suit is None:
+            return None
+
+    # highest_card, and first_level_card's fallback (Decision): 5h, BJ, SJ, then rank A high; ties: first.
+    def strength(card: Card) -> int:
+        if card is _RED5:
+            return 100
+        return int(card.rank)
+
+    best = max(kitty, key=strength)  # max() keeps the first of equal cards
+    return suit_of(best)

@@ -1,0 +1,95 @@
+"""The ``chaodipi`` command: ``referee``, ``demo`` and friends."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import random
+import sys
+from collections.abc import Sequence
+
+from chaodipi.cards import SUITS, Rank, Suit, format_cards, shuffled_deck
+from chaodipi.play import check_throw
+from chaodipi.referee import run_lines
+from chaodipi.rules import PRESET_NAMES, RuleError, RuleSet
+from chaodipi.trump import EFFECTIVE_SUITS, TRUMP, TrumpOrder
+from chaodipi.units import UnitKind, decompose
+
+SEATS = ("南 South", "东 East", "北 North", "西 West")
+SUIT_LABEL = {TRUMP: "主 trump", "s": "♠ 黑桃", "h": "♥ 红桃", "c": "♣ 梅花", "d": "♦ 方块"}
+
+
+def _cmd_referee(args: argparse.Namespace) -> int:
+    raw = sys.stdin.buffer.read()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        print('{"error": "the input is not UTF-8 text: JSON lines expected"}')
+        return 2
+    return run_lines(io.StringIO(text), sys.stdout)
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    rules = RuleSet.preset(args.preset)
+    rng = random.Random(args.seed)
+    level = Rank.parse(args.level) if args.level else Rank(rng.randint(2, 14))
+    trump: Suit | None
+    if args.trump:
+        trump = None if args.trump == "nt" else Suit(args.trump)
+    else:
+        trump = rng.choice([*SUITS, None])
+    to = TrumpOrder.of(rules, level, trump)
+    cards = shuffled_deck(rng)
+    hands = [cards[i:100:4] for i in range(4)]
+    kitty = cards[100:]
+    print(f"炒地皮 demo — preset {rules.name}, seed {args.seed}")
+    print(f"level 级牌 {level.symbol}, trump 主 {'NT 无主' if trump is None else trump.chinese + ' ' + trump.symbol}")
+    print(f"trump order 主牌顺序: {to.order_text()}")
+    print(f"kitty 底牌: {format_cards(to.sorted(kitty))}")
+    for seat, hand in enumerate(hands):
+        print()
+        print(f"{SEATS[seat]}: {len(hand)} cards")
+        others = [hands[(seat + k) % 4] for k in (1, 2, 3)]
+        for suit in EFFECTIVE_SUITS:
+            part = to.sorted(to.cards_of_suit(hand, suit))
+            if not part:
+                continue
+            fmt = decompose(part, to, lead=True)
+            kinds = {k: sum(1 for u in fmt.units if u.kind == k) for k in UnitKind}
+            summary = ", ".join(f"{n} {k.value}" for k, n in kinds.items() if n)
+            stands = check_throw(part, others, to)
+            verdict = (
+                "the whole suit can be thrown"
+                if stands.ok and fmt.is_throw
+                else (f"top units: {sum(1 for u in fmt.units if u not in stands.failed)}/{len(fmt.units)}")
+            )
+            print(f"  {SUIT_LABEL[suit]:8} {format_cards(part):60} {summary}; {verdict}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="chaodipi", description="炒地皮 (Chao Di Pi) rules engine and tools")
+    sub = parser.add_subparsers(dest="command", required=True)
+    ref = sub.add_parser("referee", help="answer rule questions: JSON lines on stdin, answers on stdout")
+    ref.set_defaults(func=_cmd_referee)
+    demo = sub.add_parser("demo", help="deal a random hand and show the hands, trump order and leads")
+    demo.add_argument("--preset", default="standard", choices=PRESET_NAMES)
+    demo.add_argument("--seed", type=int, default=1)
+    demo.add_argument("--level", help="the hand's level (2..A); random if left out")
+    demo.add_argument("--trump", choices=["s", "h", "c", "d", "nt"], help="trump suit; random if left out")
+    demo.set_defaults(func=_cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (RuleError, ValueError) as exc:
+        print(f"chaodipi: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,52 @@
+"""Legal leads: every single unit a player may lead, and which of their throws stand (RULES §5).
+
+>>> from chaodipi.cards import parse_cards, Rank, Suit
+>>> from chaodipi.rules import RuleSet
+>>> from chaodipi.trump import TrumpOrder
+>>> to = TrumpOrder.of(RuleSet.preset("standard"), Rank.TWO, Suit.SPADES)
+>>> [str(u) for u in unit_leads(parse_cards("9h 9h Th Th 5c Tc Kc"), to)]
+['Th Th 9h 9h', 'Th Th', '9h 9h', 'Th', '9h', '5c Tc Kc', 'Kc', 'Tc', '5c']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from chaodipi.cards import Card, Rank
+from chaodipi.trump import EFFECTIVE_SUITS, TrumpOrder
+from chaodipi.units import Unit, UnitKind, count_cards, ftk_suits, pair_runs
+
+__all__ = ["unit_leads"]
+
+
+def unit_leads(hand: Sequence[Card], to: TrumpOrder) -> list[Unit]:
+    """Every distinct single-unit lead from ``hand``: tractors, FTK pairs, FTKs, pairs, singles, by suit.
+
+    A throw is any set of these of one suit; whether it stands depends on the
+    other hands (:func:`chaodipi.play.check_throw`).
+    """
+    order = to.order
+    out: list[Unit] = []
+    for suit in EFFECTIVE_SUITS:
+        cards = to.cards_of_suit(hand, suit)
+        if not cards:
+            continue
+        counts = count_cards(cards)
+        pairs = [c for c, n in counts.items() if n >= 2]
+        for run in sorted(pair_runs(pairs, to, suit), key=lambda r: -r[-1][1]):
+            for length in range(len(run), 1, -1):
+                for start in range(len(run) - length, -1, -1):
+                    seg = run[start : start + length]
+                    tcards = tuple(c for c, _ in reversed(seg) for _ in range(2))
+                    out.append(Unit(UnitKind.TRACTOR, tcards, suit, seg[-1][1]))
+        for x in ftk_suits(to, suit, lead=True):
+            trio = [Card.of(r, x) for r in (Rank.FIVE, Rank.TEN, Rank.KING)]
+            have = {c: counts.get(c, 0) if to.eff[c.index] == suit else hand.count(c) for c in trio}
+            if to.rules.ftk_pair and all(n >= 2 for n in have.values()):
+                out.append(Unit(UnitKind.FTK_PAIR, tuple(c for c in trio for _ in range(2)), suit, 0))
+            if all(n >= 1 for n in have.values()):
+                out.append(Unit(UnitKind.FTK, tuple(trio), suit, 0))
+        ranked = sorted(counts, key=lambda c: (-order[c.index], c.index))
+        out.extend(Unit(UnitKind.PAIR, (c, c), suit, order[c.index]) for c in ranked if counts[c] >= 2)
+        out.extend(Unit(UnitKind.SINGLE, (c,), suit, order[c.index]) for c in ranked)
+    return out

@@ -1,0 +1,407 @@
+"""Leading, throwing, following (RULES §5, §6).
+
+The follow rules are one piece of logic, :class:`FollowRule`: built from the
+lead and the follower's hand, it both checks a play (saying why it is illegal)
+and generates every legal play, so the two agree by construction.
+
+>>> from chaodipi.cards import parse_cards, Rank, Suit
+>>> from chaodipi.rules import RuleSet
+>>> from chaodipi.trump import TrumpOrder
+>>> to = TrumpOrder.of(RuleSet.preset("standard"), Rank.TWO, Suit.SPADES)
+>>> rule = FollowRule(parse_cards("9h 9h Th Th"), parse_cards("3h 3h 4h 4h 7h 7h Kc"), to)
+>>> rule.check(parse_cards("3h 3h 7h 7h"))
+'you hold a tractor in hearts and must play it (跟拖拉机)'
+>>> [" ".join(map(str, p)) for p in rule.legal_plays()]
+['4h 4h 3h 3h']
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from chaodipi.cards import Card, Rank, Suit, format_cards
+from chaodipi.rules import ThrowFailPlay, TrumpFtkFollow
+from chaodipi.trump import EFFECTIVE_SUITS, TRUMP, TrumpOrder
+from chaodipi.units import Format, PlayError, Unit, UnitKind, count_cards, decompose, ftk_suits, pair_runs
+
+__all__ = [
+    "FollowRule",
+    "IllegalPlayError",
+    "ThrowResult",
+    "check_follow",
+    "check_throw",
+    "legal_follows",
+    "tractor_match",
+]
+
+SUIT_NAMES = {TRUMP: "trumps", "s": "spades", "h": "hearts", "c": "clubs", "d": "diamonds"}
+
+
+class IllegalPlayError(PlayError):
+    """A play that breaks a rule; the message says which."""
+
+
+# -- tractor matching (RULES §6.4, T) ---------------------------------------------
+
+
+@lru_cache(maxsize=4096)
+def _best_match(runs: tuple[int, ...], leads: tuple[int, ...]) -> int:
+    """Most pairs matched when lead tractors ``leads`` are covered by pieces (≥2 pairs) of ``runs``."""
+    if not leads or not runs:
+        return 0
+    first, rest = leads[0], leads[1:]
+    best = _best_match(runs, rest)  # leave this lead tractor unmatched
+    for i, r in enumerate(runs):
+        if i and runs[i - 1] == r:
+            continue
+        for p in range(2, min(first, r) + 1):
+            left = [*runs[:i], *runs[i + 1 :]]
+            if r - p >= 2:
+                left.append(r - p)
+            value = p + _best_match(tuple(sorted(left, reverse=True)), rest)
+            best = max(best, value)
+    return best
+
+
+def _run_length_variants(pairs: Sequence[Card], to: TrumpOrder, suit: str) -> list[tuple[int, ...]]:
+    """Run lengths of these pairs; when an ace could sit at both ends, one variant per end."""
+    runs = pair_runs(pairs, to, suit)
+    lengths = [len(r) for r in runs if len(r) >= 2]
+    seen: dict[Card, list[int]] = {}
+    for i, run in enumerate(runs):
+        for card, _ in run:
+            seen.setdefault(card, []).append(i)
+    shared = [(card, idx) for card, idx in seen.items() if len(idx) > 1]
+    if not shared:
+        return [tuple(sorted(lengths, reverse=True))]
+    card, (a, b) = shared[0][0], shared[0][1][:2]
+    variants = []
+    for drop in (a, b):
+        ls = []
+        for i, run in enumerate(runs):
+            n = len(run) - (1 if i == drop else 0)
+            if n >= 2:
+                ls.append(n)
+        variants.append(tuple(sorted(ls, reverse=True)))
+    return variants
+
+
+def tractor_match(pairs: Sequence[Card], lead_tractors: tuple[int, ...], to: TrumpOrder, suit: str) -> int:
+    """``T`` of RULES §6.4: pairs placed in tractors that match the lead's tractors."""
+    if not lead_tractors or len(pairs) < 2:
+        return 0
+    return max(_best_match(v, lead_tractors) for v in _run_length_variants(pairs, to, suit))
+
+
+# -- following (RULES §6) ------------------------------------------------------------
+
+
+def _multiset_combinations(counts: Sequence[tuple[Card, int]], k: int) -> Iterator[tuple[Card, ...]]:
+    """Distinct sub-multisets of size ``k``."""
+    if k == 0:
+        yield ()
+        return
+    if not counts:
+        return
+    remaining = sum(n for _, n in counts)
+    if remaining < k:
+        return
+    (card, n), rest = counts[0], counts[1:]
+    for take in range(min(n, k), -1, -1):
+        for tail in _multiset_combinations(rest, k - take):
+            yield (card,) * take + tail
+
+
+class FollowRule:
+    """What a follower owes to a lead: the check and the generator of legal follows (RULES §6).
+
+    ``lead`` is the lead as played (it must be a valid lead); ``hand`` the
+    follower's whole hand before playing.
+    """
+
+    __slots__ = (
+        "best",
+        "fixed",
+        "hand_counts",
+        "k",
+        "lead",
+        "n",
+        "pairs_cap",
+        "suit",
+        "suit_cards",
+        "to",
+        "top_required",
+    )
+
+    def __init__(self, lead: Sequence[Card] | Format, hand: Sequence[Card], to: TrumpOrder) -> None:
+        self.to = to
+        self.lead = lead if isinstance(lead, Format) else decompose(lead, to, lead=True)
+        self.n = self.lead.size
+        self.suit = self.lead.suit
+        eff = to.eff
+        self.hand_counts = count_cards(hand)
+        self.suit_cards = [c for c in hand if eff[c.index] == self.suit]
+        self.k = min(self.n, len(self.suit_cards))
+        self.pairs_cap = self.lead.pair_count
+        self.fixed: dict[Card, int] = {}
+        self.top_required: list[int] | None = None
+        self.best = (0, 0)
+        if self.k == len(self.suit_cards):
+            return  # the whole suit must be played: nothing to choose (RULES §6.1)
+        if self.suit == TRUMP and self.lead.has_ftk:
+            self._init_trump_ftk()
+            return
+        if self.lead.has_ftk and to.rules.ftk_must_follow:
+            self.fixed = self._ftk_duty()
+        self.best = self._best_tp()
+
+    # RULES §6.2 and §6.3: which FTK cards the follower must include
+    def _ftk_duty(self) -> dict[Card, int]:
+        counts = count_cards(self.suit_cards)
+        fixed: dict[Card, int] = {}
+        room = self.k
+        for x in ftk_suits(self.to, self.suit):
+            trio = [Card.of(r, x) for r in (Rank.FIVE, Rank.TEN, Rank.KING)]
+
+            def held(trio: list[Card] = trio) -> int:
+                return min(counts.get(c, 0) - fixed.get(c, 0) for c in trio)
+
+            wants = [2] * self.lead.ftk_pair_count + [1] * self.lead.ftk_count
+            for want in wants:
+                h = held()
+                take = 2 if want == 2 and h >= 2 and room >= 6 else 1 if h >= 1 and room >= 3 else 0
+                for c in trio:
+                    fixed[c] = fixed.get(c, 0) + take
+                room -= 3 * take
+            break  # one natural suit per effective suit can make FTKs
+        return {c: n for c, n in fixed.items() if n}
+
+    def _init_trump_ftk(self) -> None:
+        order = self.to.order
+        required: list[int] = []
+        if self.to.rules.trump_ftk_follow == TrumpFtkFollow.FTK_ELSE_TOP:
+            self.fixed = self._ftk_duty()
+            for c, n in self.fixed.items():
+                required.extend([order[c.index]] * n)
+        rest = list(self.suit_cards)
+        for c, n in self.fixed.items():
+            for _ in range(n):
+                rest.remove(c)
+        rest.sort(key=lambda c: -order[c.index])
+        required.extend(order[c.index] for c in rest[: self.k - len(required)])
+        self.top_required = sorted(required, reverse=True)
+
+    def _tp(self, counts: dict[Card, int]) -> tuple[int, int]:
+        pairs = [c for c, n in counts.items() if n >= 2]
+        t = tractor_match(pairs, self.lead.tractor_lengths, self.to, self.suit)
+        return (t, min(len(pairs), self.pairs_cap))
+
+    def _best_tp(self) -> tuple[int, int]:
+        counts = count_cards(self.suit_cards)
+        pairs = [c for c, n in counts.items() if n >= 2]
+        t_best = tractor_match(pairs, self.lead.tractor_lengths, self.to, self.suit)
+        if not self.fixed:
+            return (t_best, min(len(pairs), self.pairs_cap))
+        # With FTK cards fixed the room left may bind: search the pair sets (rare: FTK leads only).
+        room = self.k - sum(self.fixed.values())
+        cost = {c: 2 - self.fixed.get(c, 0) for c in pairs}
+        free = [c for c in pairs if cost[c] == 0]
+        others = sorted((c for c in pairs if cost[c] > 0), key=lambda c: cost[c])
+        best = (0, 0)
+        for size in range(len(others), -1, -1):
+            for combo in itertools.combinations(others, size):
+                if sum(cost[c] for c in combo) > room:
+                    continue
+                q = free + list(combo)
+                tp = (tractor_match(q, self.lead.tractor_lengths, self.to, self.suit), min(len(q), self.pairs_cap))
+                best = max(best, tp)
+                if best == (t_best, min(len(pairs), self.pairs_cap)):
+                    return best
+        return best
+
+    # -- the check ----------------------------------------------------------------
+    def check(self, play: Sequence[Card]) -> str | None:
+        """None if ``play`` is a legal follow, else the reason in words."""
+        n = self.n
+        if len(play) != n:
+            return f"the lead has {n} card{'s' if n != 1 else ''}; you played {len(play)}"
+        pc = count_cards(play)
+        missing = [c for c, m in pc.items() if self.hand_counts.get(c, 0) < m]
+        if missing:
+            return f"{format_cards(missing)} {'is' if len(missing) == 1 else 'are'} not in your hand"
+        eff = self.to.eff
+        suit_part = [c for c in play if eff[c.index] == self.suit]
+        name = SUIT_NAMES[self.suit]
+        if len(suit_part) != self.k:
+            if self.k == len(self.suit_cards) and self.k < n:
+                return f"you must play all your {name} ({len(self.suit_cards)}) before other cards"
+            return f"you must follow with {self.k} {name}; you played {len(suit_part)}"
+        if self.k == len(self.suit_cards):
+            return None
+        sc = count_cards(suit_part)
+        if self.top_required is not None:
+            for c, m in self.fixed.items():
+                if sc.get(c, 0) < m:
+                    return "a trump 5·10·K was led: you must play your trump 5·10·K (逼大主)"
+            got = sorted((self.to.order[c.index] for c in suit_part), reverse=True)
+            if got != self.top_required:
+                return "a trump 5·10·K was led: you must play your highest trumps (调大主)"
+            return None
+        for c, m in self.fixed.items():
+            if sc.get(c, 0) < m:
+                return f"you hold a 5·10·K in {name} and must play it (跟5·10·K)"
+        t, p = self._tp(sc)
+        if t < self.best[0]:
+            return f"you hold a tractor in {name} and must play it (跟拖拉机)"
+        if p < self.best[1]:
+            what = "a pair" if self.best[1] == 1 else "pairs"
+            return f"you hold {what} in {name} and must play {'it' if self.best[1] == 1 else 'them'} (跟对)"
+        return None
+
+    def is_legal(self, play: Sequence[Card]) -> bool:
+        return self.check(play) is None
+
+    # -- the generator --------------------------------------------------------------
+    def suit_parts(self) -> Iterator[tuple[Card, ...]]:
+        """Every legal choice of the cards of the led suit (as distinct multisets)."""
+        order = self.to.order
+        counts = count_cards(self.suit_cards)
+        if self.k == len(self.suit_cards):
+            yield tuple(self.suit_cards)
+            return
+        if self.top_required is not None:
+            fixed: list[Card] = [c for c, m in self.fixed.items() for _ in range(m)]
+            rest = dict(counts)
+            for c in fixed:
+                rest[c] -= 1
+            need = sorted(self.top_required, reverse=True)
+            for c in fixed:
+                need.remove(order[c.index])
+            # group the remaining need by order value; choose among equal cards
+            by_order: dict[int, list[tuple[Card, int]]] = {}
+            for c, m in rest.items():
+                if m:
+                    by_order.setdefault(order[c.index], []).append((c, m))
+            choices: list[list[tuple[Card, ...]]] = []
+            for value in sorted(set(need), reverse=True):
+                want = need.count(value)
+                pool = sorted(by_order.get(value, []), key=lambda cm: cm[0].index)
+                choices.append(list(_multiset_combinations(pool, want)))
+            for combo in itertools.product(*choices):
+                yield tuple(fixed) + tuple(c for part in combo for c in part)
+            return
+        fixed_counts = self.fixed
+        pairs = sorted((c for c, m in counts.items() if m >= 2), key=lambda c: -order[c.index])
+        for size in range(len(pairs), -1, -1):
+            if 2 * size > self.k:
+                continue
+            if min(size, self.pairs_cap) < self.best[1]:
+                break
+            for q in itertools.combinations(pairs, size):
+                if (
+                    tractor_match(q, self.lead.tractor_lengths, self.to, self.suit),
+                    min(size, self.pairs_cap),
+                ) != self.best:
+                    continue
+                qset = set(q)
+                must = [c for c, m in fixed_counts.items() if c not in qset for _ in range(m)]
+                if any(fixed_counts.get(c, 0) >= 2 and c not in qset for c in fixed_counts):
+                    continue
+                left = self.k - 2 * size - len(must)
+                if left < 0:
+                    continue
+                singles = sorted((c for c in counts if c not in qset and c not in must), key=lambda c: -order[c.index])
+                base = tuple(c for c in q for _ in range(2)) + tuple(must)
+                for extra in itertools.combinations(singles, left):
+                    yield base + extra
+
+    def legal_plays(self) -> Iterator[tuple[Card, ...]]:
+        """Every legal follow (distinct multisets): suit part, then free cards if short of the suit."""
+        free_n = self.n - self.k
+        eff = self.to.eff
+        others = sorted(
+            ((c, m) for c, m in self.hand_counts.items() if eff[c.index] != self.suit),
+            key=lambda cm: self.to.sort_key(cm[0]),
+        )
+        for part in self.suit_parts():
+            if free_n == 0:
+                yield part
+            else:
+                for extra in _multiset_combinations(others, free_n):
+                    yield part + extra
+
+
+def check_follow(lead: Sequence[Card], hand: Sequence[Card], play: Sequence[Card], to: TrumpOrder) -> str | None:
+    """None if ``play`` legally follows ``lead`` from ``hand``, else the reason (RULES §6)."""
+    return FollowRule(lead, hand, to).check(play)
+
+
+def legal_follows(lead: Sequence[Card], hand: Sequence[Card], to: TrumpOrder) -> list[tuple[Card, ...]]:
+    """All legal follows to ``lead`` from ``hand`` (distinct multisets)."""
+    return list(FollowRule(lead, hand, to).legal_plays())
+
+
+# -- throws (RULES §5) ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ThrowResult:
+    """Whether a lead stands; if not, what must be led instead and the penalty's card count."""
+
+    ok: bool
+    lead: Format
+    failed: tuple[Unit, ...] = ()
+    forced: tuple[Card, ...] = ()
+
+    @property
+    def penalty_cards(self) -> int:
+        return 0 if self.ok else self.lead.size
+
+
+def _beaten(unit: Unit, hand_suit: Sequence[Card], to: TrumpOrder) -> bool:
+    """Whether a hand holds a unit of the same kind that beats ``unit`` (RULES §5.1)."""
+    order = to.order
+    if unit.kind == UnitKind.SINGLE:
+        return any(order[c.index] > unit.strength for c in hand_suit)
+    counts = count_cards(hand_suit)
+    pairs = [c for c, n in counts.items() if n >= 2]
+    if unit.kind == UnitKind.PAIR:
+        return any(order[c.index] > unit.strength for c in pairs)
+    if unit.kind == UnitKind.TRACTOR:
+        return any(len(run) >= unit.pairs and run[-1][1] > unit.strength for run in pair_runs(pairs, to, unit.suit))
+    return False  # an FTK or FTK pair is never beaten inside its suit
+
+
+def check_throw(lead: Sequence[Card], others: Sequence[Sequence[Card]], to: TrumpOrder) -> ThrowResult:
+    """Check a lead against the other hands (RULES §5.1) and find the forced play if it fails (§5.2)."""
+    fmt = decompose(lead, to, lead=True)
+    if not fmt.is_throw:
+        return ThrowResult(True, fmt)
+    eff = to.eff
+    hands = [[c for c in h if eff[c.index] == fmt.suit] for h in others]
+    failed = tuple(u for u in fmt.units if any(_beaten(u, h, to) for h in hands))
+    if not failed:
+        return ThrowResult(True, fmt)
+    suit_rank = {s: i for i, s in enumerate(EFFECTIVE_SUITS[1:])}
+
+    def natural(c: Card) -> int:
+        return suit_rank[c.suit.value] if c.suit else -1
+
+    if to.rules.throw_fail_play == ThrowFailPlay.SMALLEST_CARD:
+        card = min(fmt.cards, key=lambda c: (to.order[c.index], natural(c)))
+        forced: tuple[Card, ...] = (card,)
+    else:
+        unit = min(failed, key=lambda u: (max(to.order[c.index] for c in u.cards), u.size, natural(u.cards[0])))
+        forced = unit.cards
+    return ThrowResult(False, fmt, failed, forced)
+
+
+def lead_suit_name(suit: str) -> str:
+    return SUIT_NAMES[suit]
+
+
+def _unused(_: Suit) -> None:  # pragma: no cover - keeps the import for type checkers
+    return None

@@ -1,0 +1,188 @@
+"""Who wins a trick, its points, and the kou di multiplier (RULES §7, §8).
+
+>>> from chaodipi.cards import parse_cards, Rank, Suit
+>>> from chaodipi.rules import RuleSet
+>>> from chaodipi.trump import TrumpOrder
+>>> to = TrumpOrder.of(RuleSet.preset("standard"), Rank.TWO, Suit.SPADES)
+>>> r = resolve_trick([parse_cards(p) for p in ("5c 4c 4c", "9s 7s 7s", "3d 3d 6d", "8s 8s 4s")], to)
+>>> r.winner, r.points
+(3, 5)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from chaodipi.cards import Card, Rank, points_of
+from chaodipi.rules import KittyMultiplier
+from chaodipi.trump import TRUMP, TrumpOrder
+from chaodipi.units import Format, PlayError, Unit, UnitKind, count_cards, decompose, ftk_suits, pair_runs
+
+__all__ = ["PlayRole", "TrickResult", "kitty_multiplier", "resolve_trick", "trump_in_key"]
+
+
+class PlayRole(StrEnum):
+    """What a play was in its trick."""
+
+    LEAD = "lead"
+    FOLLOW = "follow"  # in suit, not beating the winner
+    BEAT = "beat"  # in suit and higher than the winner (single-unit leads only)
+    TRUMP_IN = "trump_in"  # 毙
+    OVER_TRUMP = "over_trump"  # 盖毙
+    DISCARD = "discard"  # 垫
+
+
+@dataclass(frozen=True, slots=True)
+class TrickResult:
+    """The winner's index in the plays, the points on the table, and each play's role."""
+
+    winner: int
+    points: int
+    roles: tuple[PlayRole, ...]
+    lead: Format
+
+
+# Candidate units of a kind inside a multiset of trumps, for trump-in matching.
+def _candidates(kind: UnitKind, length: int, counts: dict[Card, int], to: TrumpOrder) -> list[tuple[Card, ...]]:
+    if kind == UnitKind.PAIR:
+        return [(c, c) for c, n in counts.items() if n >= 2]
+    if kind == UnitKind.TRACTOR:
+        out: list[tuple[Card, ...]] = []
+        pairs = [c for c, n in counts.items() if n >= 2]
+        for run in pair_runs(pairs, to, TRUMP):
+            for start in range(len(run) - length + 1):
+                seg = run[start : start + length]
+                out.append(tuple(c for c, _ in seg for _ in range(2)))
+        return out
+    if kind in (UnitKind.FTK, UnitKind.FTK_PAIR):
+        need = 2 if kind == UnitKind.FTK_PAIR else 1
+        out = []
+        for x in ftk_suits(to, TRUMP):
+            trio = [Card.of(r, x) for r in (Rank.FIVE, Rank.TEN, Rank.KING)]
+            if all(counts.get(c, 0) >= need for c in trio):
+                out.append(tuple(c for c in trio for _ in range(need)))
+        return out
+    return []
+
+
+def _unit_key(kind: UnitKind, cards: tuple[Card, ...], to: TrumpOrder) -> int:
+    if kind in (UnitKind.FTK, UnitKind.FTK_PAIR):
+        return 0
+    if kind == UnitKind.TRACTOR:
+        pairs = list(dict.fromkeys(cards))
+        runs = pair_runs(pairs, to, TRUMP)
+        return max(run[-1][1] for run in runs if len(run) == len(pairs))
+    return to.order[cards[0].index]
+
+
+def _feasible(counts: dict[Card, int], needs: list[tuple[UnitKind, int]], to: TrumpOrder) -> bool:
+    if not needs:
+        return True
+    kind, length = needs[0]
+    if kind == UnitKind.SINGLE:
+        return sum(counts.values()) == len(needs)
+    for cand in _candidates(kind, length, counts, to):
+        for c in cand:
+            counts[c] -= 1
+        ok = _feasible(counts, needs[1:], to)
+        for c in cand:
+            counts[c] += 1
+        if ok:
+            return True
+    return False
+
+
+def trump_in_key(play: Sequence[Card], lead: Format, to: TrumpOrder) -> int | None:
+    """The key of a trump-in (RULES §7), or None if the trumps do not match the lead's format.
+
+    The play must be all trumps and split into units matching the lead's units one
+    to one; the key is the highest unit of the lead's primary kind over all matchings.
+    """
+    if len(play) != lead.size or any(to.eff[c.index] != TRUMP for c in play):
+        return None
+    needs = sorted(
+        ((u.kind, u.pairs) for u in lead.units),
+        key=lambda kl: (
+            {UnitKind.FTK_PAIR: 0, UnitKind.FTK: 1, UnitKind.TRACTOR: 2, UnitKind.PAIR: 3}.get(kl[0], 4),
+            -kl[1],
+        ),
+    )
+    counts = {c: n for c, n in count_cards(play).items()}
+    pkind, plen = lead.primary
+    if pkind == UnitKind.SINGLE:
+        return max(to.order[c.index] for c in play) if _feasible(counts, needs, to) else None
+    primary_need = (pkind, plen)
+    rest = list(needs)
+    rest.remove(primary_need)
+    cands = _candidates(pkind, plen, counts, to)
+    cands.sort(key=lambda cand: -_unit_key(pkind, cand, to))
+    for cand in cands:
+        for c in cand:
+            counts[c] -= 1
+        ok = _feasible(counts, rest, to)
+        for c in cand:
+            counts[c] += 1
+        if ok:
+            return _unit_key(pkind, cand, to)
+    return None
+
+
+def _in_suit_beats(play: Sequence[Card], unit: Unit, best: int, to: TrumpOrder) -> tuple[bool, int]:
+    """For a single-unit lead: whether an in-suit play is the same kind and strictly higher."""
+    try:
+        fmt = decompose(play, to, lead=False)
+    except PlayError:
+        return False, best
+    if len(fmt.units) != 1:
+        return False, best
+    u = fmt.units[0]
+    if u.kind != unit.kind or u.pairs != unit.pairs:
+        return False, best
+    return u.strength > best, u.strength
+
+
+def resolve_trick(plays: Sequence[Sequence[Card]], to: TrumpOrder, lead: Format | None = None) -> TrickResult:
+    """Who wins the trick and its points (RULES §7). ``plays[0]`` is the lead, taken as standing."""
+    if not plays:
+        raise PlayError("a trick needs at least the lead")
+    fmt = lead if lead is not None else decompose(plays[0], to, lead=True)
+    n = fmt.size
+    for i, p in enumerate(plays[1:], 1):
+        if len(p) != n:
+            raise PlayError(f"play {i} has {len(p)} cards; the lead has {n}")
+    eff = to.eff
+    single_unit = len(fmt.units) == 1 and fmt.units[0].kind not in (UnitKind.FTK, UnitKind.FTK_PAIR)
+    unit = fmt.units[0]
+    winner = 0
+    best = unit.strength
+    trumped = False  # whether the current winner is a trump-in
+    trump_key = -1
+    roles = [PlayRole.LEAD]
+    for i, p in enumerate(plays[1:], 1):
+        suits = {eff[c.index] for c in p}
+        if suits == {fmt.suit}:
+            if single_unit and not trumped:
+                beats, strength = _in_suit_beats(p, unit, best, to)
+                if beats:
+                    winner, best = i, strength
+                    roles.append(PlayRole.BEAT)
+                    continue
+            roles.append(PlayRole.FOLLOW)
+            continue
+        if fmt.suit != TRUMP and suits == {TRUMP}:
+            key = trump_in_key(p, fmt, to)
+            if key is not None and (not trumped or key > trump_key):
+                roles.append(PlayRole.OVER_TRUMP if trumped else PlayRole.TRUMP_IN)
+                winner, trumped, trump_key = i, True, key
+                continue
+        roles.append(PlayRole.DISCARD)
+    points = sum(points_of(p) for p in plays)
+    return TrickResult(winner, points, tuple(roles), fmt)
+
+
+def kitty_multiplier(lead: Format, mode: KittyMultiplier) -> int:
+    """The kou di multiplier read from the last trick's lead format (RULES §8)."""
+    size = lead.largest_unit_cards
+    return 2 * size if mode == KittyMultiplier.LINEAR else 2**size
