@@ -26,7 +26,8 @@ from enum import StrEnum
 
 from chaodipi.cards import Card, CardError, Rank, Suit, format_cards, parse_cards
 from chaodipi.rules import JackRule, LevelTable, RuleSet, Shangtian
-from chaodipi.trump import TrumpOrder
+from chaodipi.trump import EFFECTIVE_SUITS, TrumpOrder
+from chaodipi.units import ftk_suits
 
 __all__ = [
     "FLAG",
@@ -239,24 +240,13 @@ class LastTrick:
 def _ftk_suits(cards: Sequence[Card], trump: TrumpOrder | None, *, as_lead: bool) -> list[Suit]:
     """The natural suits X for which ``cards`` include ``5X TX KX`` of one effective suit (RULES §4.2)."""
     present = set(cards)
-    out: list[Suit] = []
-    for suit in Suit:
-        trio = [Card.of(rank, suit) for rank in (Rank.FIVE, Rank.TEN, Rank.KING)]
-        if not all(c in present for c in trio):
-            continue
-        if trump is not None:
-            effective = {trump.effective_suit(c) for c in trio}
-            # RULES §4.2 红心5下放: in a lead, 5h may stand as a heart side card of a heart FTK.
-            heart_lead = (
-                suit == Suit.HEARTS
-                and as_lead
-                and trump.heart5_ftk_lead
-                and {trump.effective_suit(c) for c in trio[1:]} == {Suit.HEARTS.value}
-            )
-            if len(effective) != 1 and not heart_lead:
-                continue
-        out.append(suit)
-    return out
+    if trump is None:
+        candidates: set[Suit] = set(Suit)
+    else:
+        candidates = {x for e in EFFECTIVE_SUITS for x in ftk_suits(trump, e, lead=as_lead)}
+    return [
+        x for x in Suit if x in candidates and all(Card.of(r, x) in present for r in (Rank.FIVE, Rank.TEN, Rank.KING))
+    ]
 
 
 def contains_ftk(cards: Sequence[Card], trump: TrumpOrder | None = None, *, as_lead: bool = False) -> bool:
