@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/chaodipi demo --preset $(PRESET) --seed $(SEED)
+	$(BIN)/chaodipi selfplay --preset $(PRESET) --seed $(SEED)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

@@ -18,3 +18,30 @@ def order(rules: str | RuleSet | dict[str, object], level: str, trump: str) -> T
 
 def cards(text: str) -> list[Card]:
     return parse_cards(text)
+
+
+def deck_for(
+    hands: dict[int, str], kitty: str = "", *, first_seat: int = 0, seed: int = 0, flag: bool = False
+) -> list[Card]:
+    """A 108-card dealing order that gives each seat the named cards (the rest filled at random)."""
+    import random
+
+    per = 27 if flag else 25
+    want = {s: parse_cards(t) for s, t in hands.items()}
+    pool = [c for c in Card.ALL for _ in (0, 1)]
+    for cards in [*want.values(), parse_cards(kitty)]:
+        for c in cards:
+            pool.remove(c)
+    random.Random(seed).shuffle(pool)
+    full = {}
+    for s in range(4):
+        got = list(want.get(s, []))
+        while len(got) < per:
+            got.append(pool.pop())
+        full[s] = got
+    rest_kitty = parse_cards(kitty) + pool
+    deck: list[Card] = []
+    for i in range(per * 4):
+        seat = (first_seat + i) % 4
+        deck.append(full[seat][i // 4])
+    return deck + rest_kitty

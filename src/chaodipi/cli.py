@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import random
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from chaodipi.cards import SUITS, Rank, Suit, format_cards, shuffled_deck
 from chaodipi.play import check_throw
+from chaodipi.record import RecordError, describe_game, game_record, load_record, replay
 from chaodipi.referee import run_lines
 from chaodipi.rules import PRESET_NAMES, RuleError, RuleSet
+from chaodipi.simulate import simulate_game
 from chaodipi.trump import EFFECTIVE_SUITS, TRUMP, TrumpOrder
 from chaodipi.units import UnitKind, decompose
 
@@ -67,6 +71,42 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    rules = RuleSet.preset(args.preset)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for i in range(args.games):
+        seed = args.seed + i
+        game = simulate_game(rules, seed)
+        path = out / f"{rules.name}-seed{seed}.json"
+        path.write_text(json.dumps(game_record(game), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        print(f"{path}: {len(game.hands)} hands, team {game.winner} wins")
+    return 0
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    status = 0
+    for name in args.files:
+        try:
+            game = replay(load_record(name))
+        except RecordError as exc:
+            print(f"{name}: {exc}", file=sys.stderr)
+            status = 1
+            continue
+        if not args.quiet:
+            for line in describe_game(game):
+                print(line)
+        print(f"{name}: replayed {len(game.hands)} hands; every action is legal and every result agrees")
+    return status
+
+
+def _cmd_selfplay(args: argparse.Namespace) -> int:
+    game = simulate_game(RuleSet.preset(args.preset), args.seed)
+    for line in describe_game(game):
+        print(line)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="chaodipi", description="炒地皮 (Chao Di Pi) rules engine and tools")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -78,6 +118,20 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--level", help="the hand's level (2..A); random if left out")
     demo.add_argument("--trump", choices=["s", "h", "c", "d", "nt"], help="trump suit; random if left out")
     demo.set_defaults(func=_cmd_demo)
+    sim = sub.add_parser("simulate", help="play games with random legal actions and write their records")
+    sim.add_argument("--preset", default="standard", choices=PRESET_NAMES)
+    sim.add_argument("--games", type=int, default=1)
+    sim.add_argument("--seed", type=int, default=1, help="game i uses seed + i")
+    sim.add_argument("--out", default="records")
+    sim.set_defaults(func=_cmd_simulate)
+    rep = sub.add_parser("replay", help="re-check a record against the rules and print the game hand by hand")
+    rep.add_argument("files", nargs="+")
+    rep.add_argument("--quiet", action="store_true", help="only check, print no log")
+    rep.set_defaults(func=_cmd_replay)
+    sp = sub.add_parser("selfplay", help="play a game with random legal actions and print its log")
+    sp.add_argument("--preset", default="standard", choices=PRESET_NAMES)
+    sp.add_argument("--seed", type=int, default=1)
+    sp.set_defaults(func=_cmd_selfplay)
     return parser
 
 
@@ -89,6 +143,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (RuleError, ValueError) as exc:
         print(f"chaodipi: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into head and the like
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

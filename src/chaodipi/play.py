@@ -318,6 +318,18 @@ class FollowRule:
                 for extra in itertools.combinations(singles, left):
                     yield base + extra
 
+    def min_count(self, card: Card) -> int:
+        """The fewest copies of ``card`` that any legal follow contains (逼红5 asks this of 5h, RULES §11.7)."""
+        have = self.hand_counts.get(card, 0)
+        if not have:
+            return 0
+        if self.to.eff[card.index] == self.suit:
+            return min(part.count(card) for part in self.suit_parts())
+        # a card of another suit is forced only when the other free cards cannot fill the play
+        free_n = self.n - self.k
+        others = sum(m for c, m in self.hand_counts.items() if self.to.eff[c.index] != self.suit)
+        return max(0, free_n - (others - have))
+
     def legal_plays(self) -> Iterator[tuple[Card, ...]]:
         """Every legal follow (distinct multisets): suit part, then free cards if short of the suit."""
         free_n = self.n - self.k
@@ -391,7 +403,11 @@ def check_throw(lead: Sequence[Card], others: Sequence[Sequence[Card]], to: Trum
         return suit_rank[c.suit.value] if c.suit else -1
 
     if to.rules.throw_fail_play == ThrowFailPlay.SMALLEST_CARD:
-        card = min(fmt.cards, key=lambda c: (to.order[c.index], natural(c)))
+
+        def strength(c: Card) -> int:  # a 5h led as a heart (红心5下放) counts as a heart 5
+            return int(Rank.FIVE) if fmt.suit == "h" and to.eff[c.index] == TRUMP else to.order[c.index]
+
+        card = min(fmt.cards, key=lambda c: (strength(c), natural(c)))
         forced: tuple[Card, ...] = (card,)
     else:
         unit = min(failed, key=lambda u: (max(to.order[c.index] for c in u.cards), u.size, natural(u.cards[0])))

@@ -348,6 +348,19 @@ class RuleSet:
             return base.with_options(overrides)
         raise RuleError(f"rules must be a preset name or {{'preset': ..., 'set': {{...}}}}, not {spec!r}")
 
+    def to_spec(self) -> dict[str, object]:
+        """``{"preset": NAME, "set": {OPTION: VALUE}}``: the preset this came from and what differs from it.
+
+        >>> RuleSet.from_spec({"preset": "kangqi", "set": {"flag": "no"}}).to_spec()
+        {'preset': 'kangqi', 'set': {'flag': False}}
+        """
+        base_name = self.name.rstrip("+")
+        if base_name not in PRESETS:
+            base_name = "standard"
+        base = PRESETS[base_name].describe()
+        mine = self.describe()
+        return {"preset": base_name, "set": {k: v for k, v in mine.items() if k != "name" and v != base[k]}}
+
     def is_must_play(self, level: Rank, circle: int) -> bool:
         """Whether ``level`` is must-play (必打) in ``circle`` (RULES §11.3)."""
         if level == Rank.ACE:

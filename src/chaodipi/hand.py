@@ -1,0 +1,1034 @@
+"""One hand as a state machine: the deal and its bids, the kitty, frying, play and settlement.
+
+RULES §2, §5–§11. The hand follows the engine's operation style (STYLE.md, after
+pokerkit): for every action ``verify_x`` raises :class:`IllegalActionError` with the
+reason, ``can_x`` says yes or no, and ``x`` does it and returns a frozen record that
+is also appended to :attr:`Hand.log`. A refused action changes nothing.
+
+Actions, by phase:
+
+- ``DEAL``: :meth:`Hand.deal_card` (a chance step: one card, in play order from the
+  first seat), :meth:`Hand.bid` at any moment; after the last card, ``COUNTDOWN``:
+  more bids, then :meth:`Hand.close_bidding` (the countdown's end).
+- ``BURY``: :meth:`Hand.bury` by whoever holds the kitty (the dealer; after a fry, the fryer).
+- ``FRY``: :meth:`Hand.fry` or :meth:`Hand.pass_fry` by the player asked (RULES §10).
+- ``PLAY``: :meth:`Hand.play` (leads, throws, follows); in a flag hand the scoring side
+  may first :meth:`Hand.show_red5` (RULES §11.5).
+- ``OVER`` (settled) or ``REDEAL`` (nobody bid in the first hand).
+
+>>> import random
+>>> from chaodipi.cards import shuffled_deck
+>>> from chaodipi.rules import RuleSet
+>>> hand = Hand(RuleSet.preset("standard"), shuffled_deck(random.Random(3)), first_seat=0, dealer=0)
+>>> hand.deal_all()
+>>> hand.phase
+<Phase.COUNTDOWN: 'countdown'>
+>>> len(hand.hands[0]), len(hand.kitty)
+(25, 8)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from chaodipi.bidding import Bid, Bidding, BidError, BidKind, StandingBid, classify_bid, format_trump, kitty_trump
+from chaodipi.cards import Card, Rank, Suit, format_cards, parse_cards, points_of
+from chaodipi.leads import unit_leads
+from chaodipi.play import FollowRule, check_throw
+from chaodipi.rules import FryTurns, FryVisibility, RuleSet
+from chaodipi.settlement import LastTrick, Progress, Settlement, Side, settle
+from chaodipi.trick import kitty_multiplier, resolve_trick
+from chaodipi.trump import FIVE_HEARTS, TrumpOrder
+from chaodipi.units import Format, PlayError, decompose
+
+__all__ = [
+    "Action",
+    "Event",
+    "Hand",
+    "HandResult",
+    "IllegalActionError",
+    "Phase",
+    "View",
+    "seat_side",
+]
+
+RED5_PENALTY = 50  # RULES §11.7: 逼红5 / 保红5, per 5h
+KITTY_SIZE = 8
+
+
+class IllegalActionError(ValueError):
+    """An action that the rules do not allow now; the message says why."""
+
+
+class Phase(StrEnum):
+    """Where a hand stands."""
+
+    DEAL = "deal"
+    COUNTDOWN = "countdown"
+    BURY = "bury"
+    FRY = "fry"
+    PLAY = "play"
+    OVER = "over"
+    REDEAL = "redeal"
+
+
+def seat_side(seat: int, dealer: int) -> Side:
+    """The side of a seat in a hand dealt by ``dealer`` (partners sit opposite, RULES §1)."""
+    return Side.DEALER if (seat - dealer) % 2 == 0 else Side.SCORING
+
+
+# -- records -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A player's action, as recorded: enough to replay it.
+
+    ``kind`` is ``bid``, ``close``, ``bury``, ``fry``, ``pass``, ``play`` or ``show_red5``;
+    ``at`` is the number of cards dealt when a bid was made.
+    """
+
+    kind: str
+    player: int | None = None
+    cards: tuple[Card, ...] = ()
+    choose: str | None = None
+    at: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"a": self.kind}
+        if self.player is not None:
+            out["p"] = self.player
+        if self.cards:
+            out["cards"] = format_cards(self.cards)
+        if self.choose is not None:
+            out["choose"] = self.choose
+        if self.at is not None:
+            out["at"] = self.at
+        return out
+
+    @classmethod
+    def from_json(cls, obj: Any) -> Action:
+        if not isinstance(obj, dict) or not isinstance(obj.get("a"), str):
+            raise IllegalActionError(f"an action must be an object with 'a', not {obj!r}")
+        player = obj.get("p")
+        if player is not None and (not isinstance(player, int) or not 0 <= player <= 3):
+            raise IllegalActionError(f"an action's player must be 0..3, not {player!r}")
+        at = obj.get("at")
+        if at is not None and not isinstance(at, int):
+            raise IllegalActionError(f"an action's 'at' must be a number, not {at!r}")
+        return cls(obj["a"], player, tuple(parse_cards(obj.get("cards", ""))), obj.get("choose"), at)
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened in a hand: an action's effect or a step of the engine.
+
+    ``what`` names it (``dealt``, ``bid``, ``bid_void``, ``closed``, ``redeal``, ``kitty_trump``,
+    ``kitty_taken``, ``buried``, ``fried``, ``fry_failed``, ``passed``, ``frying_over``,
+    ``played``, ``throw_failed``, ``forced_red5``, ``kept_red5``, ``trick``, ``kou_di``,
+    ``red5_shown``, ``settled``); ``player`` who, ``cards`` which cards, ``points`` a
+    change to the scoring side's total, ``detail`` words for the log.
+    ``public`` says whether every player sees it (dark bids, burials and the cards dealt
+    are not public).
+    """
+
+    what: str
+    player: int | None = None
+    cards: tuple[Card, ...] = ()
+    points: int = 0
+    detail: str = ""
+    public: bool = True
+
+    def describe(self) -> str:
+        who = "" if self.player is None else f"player {self.player} "
+        cards = f" {format_cards(self.cards)}" if self.cards else ""
+        pts = f" ({self.points:+d})" if self.points else ""
+        extra = f": {self.detail}" if self.detail else ""
+        return f"{who}{self.what}{cards}{pts}{extra}"
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """The end of a hand: the scoring side's total p and its parts, and the settlement (RULES §11.1)."""
+
+    dealer: int
+    trick_points: int  # points the scoring side won in tricks
+    dealer_trick_points: int  # points the dealer side captured (they do not count)
+    kitty_points: int
+    kou_di: int  # kitty points × multiplier, when the scoring side won the last trick
+    multiplier: int
+    adjustments: tuple[tuple[str, int], ...]  # throw penalties, dark fries, red 5s
+    points: int  # p
+    settlement: Settlement
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "dealer": self.dealer,
+            "points": self.points,
+            "trick_points": self.trick_points,
+            "kou_di": self.kou_di,
+            "multiplier": self.multiplier,
+            "adjustments": [list(a) for a in self.adjustments],
+            "settlement": self.settlement.to_json(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TrickRecord:
+    """A finished trick: the leader, the four plays in play order, the winner and the points."""
+
+    leader: int
+    plays: tuple[tuple[int, tuple[Card, ...]], ...]
+    winner: int
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What one player may know at one moment (RULES: hidden information stays hidden)."""
+
+    seat: int
+    phase: Phase
+    dealer: int | None
+    level: str
+    trump: str | None  # None while the player cannot know it
+    hand: tuple[Card, ...]
+    kitty: tuple[Card, ...] | None  # only for whoever holds or last buried it
+    bids: tuple[dict[str, Any], ...]
+    current_trick: tuple[tuple[int, tuple[Card, ...]], ...]
+    tricks: tuple[TrickRecord, ...]
+    points: int  # the scoring side's points so far (tricks and public adjustments)
+    to_act: int | None
+    events: tuple[Event, ...]
+    legal: dict[str, Any] = field(default_factory=dict)
+
+    def cards_seen(self) -> set[Card]:
+        """Every card this view shows (for hidden-information tests)."""
+        seen = set(self.hand)
+        if self.kitty:
+            seen.update(self.kitty)
+        for _, cards in self.current_trick:
+            seen.update(cards)
+        for t in self.tricks:
+            for _, cards in t.plays:
+                seen.update(cards)
+        for e in self.events:
+            seen.update(e.cards)
+        for b in self.bids:
+            seen.update(parse_cards(b.get("cards", "")))
+        return seen
+
+
+# -- the hand ----------------------------------------------------------------------------
+
+
+class Hand:
+    """One hand of 炒地皮 from the shuffle to the settlement.
+
+    ``deck``: the 108 cards in dealing order. ``first_seat``: who receives the first card
+    (the dealer, or a random seat in the first hand). ``dealer``: None in the first hand
+    of a game (the standing bid decides, RULES §9.4). ``dealer_progress`` and
+    ``scoring_progress``: where the two sides stand; the hand's level is the dealer
+    side's level, and a dealer side at ``flag`` makes this a flag hand (扛旗, RULES §11.6).
+    In the first hand both sides are at the same level, so the level is known before
+    the dealer is. ``flag_failures``: flag hands the dealer side lost in a row before.
+    """
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        deck: Sequence[Card],
+        *,
+        first_seat: int,
+        dealer: int | None,
+        dealer_progress: Progress | None = None,
+        scoring_progress: Progress | None = None,
+        flag_failures: int = 0,
+    ) -> None:
+        if len(deck) != 108 or sorted(c.index for c in deck) != sorted(c.index for c in Card.ALL for _ in (0, 1)):
+            raise IllegalActionError("a hand needs the 108 cards of two decks")
+        if not 0 <= first_seat <= 3 or (dealer is not None and not 0 <= dealer <= 3):
+            raise IllegalActionError("seats are 0..3")
+        self.rules = rules
+        self.deck = tuple(deck)
+        self.first_seat = first_seat
+        self.dealer = dealer
+        self.dealer_progress = dealer_progress or Progress(1, Rank.TWO)
+        self.scoring_progress = scoring_progress or Progress(1, Rank.TWO)
+        if dealer is None and self.dealer_progress.level is None:
+            raise IllegalActionError("a flag hand's dealer is known")
+        self.flag_failures = flag_failures
+        self.flag = self.dealer_progress.level is None
+        self.level: Rank | None = self.dealer_progress.level
+        self.hands: list[list[Card]] = [[], [], [], []]
+        self.dealt = 0
+        self.deal_size = 108 if self.flag else 108 - KITTY_SIZE
+        self.kitty: list[Card] = []
+        self.kitty_holder: int | None = None
+        self.phase = Phase.DEAL
+        self.log: list[Action | Event] = []
+        self.actions: list[Action] = []
+        self.bidding: Bidding | None = None if self.flag else Bidding(rules, self.level or Rank.TWO)
+        self.last_bidder: int | None = None  # the last player to declare or fry, as the table sees it
+        self.kitty_trump_used = False
+        self.trump: Suit | None = None
+        self.to: TrumpOrder = TrumpOrder.of(rules, self.level, None)
+        self.red5_player: int | None = None  # who made the last 5h 5h bid or fry, or showed 5h 5h
+        self.bid_log: list[tuple[int, Bid, bool, bool]] = []  # (player, bid, valid, is_fry)
+        # frying
+        self.fry_next: int | None = None
+        self.fry_passed: set[int] = set()
+        self.fries = 0
+        # play
+        self.leader: int | None = None
+        self.current: list[tuple[int, tuple[Card, ...]]] = []
+        self.lead_format: Format | None = None
+        self.tricks: list[TrickRecord] = []
+        self.captured = [0, 0]  # points captured by the dealer side, by the scoring side
+        self.adjustments: list[tuple[str, int]] = []
+        self.result: HandResult | None = None
+        self.played_out: list[Card] = []  # cards played before a position given to in_play()
+        self.trump_revealed = not self.dark
+        self.bid_cards_revealed = not self.dark
+        if self.flag:
+            self.to = TrumpOrder.of(rules, None, None)
+
+    @classmethod
+    def in_play(
+        cls,
+        rules: RuleSet,
+        *,
+        hands: Sequence[Sequence[Card]],
+        kitty: Sequence[Card],
+        dealer: int,
+        trump: Suit | None,
+        leader: int,
+        dealer_progress: Progress,
+        scoring_progress: Progress | None = None,
+        captured: tuple[int, int] = (0, 0),
+        flag_failures: int = 0,
+        red5_player: int | None = None,
+    ) -> Hand:
+        """A hand in its play phase from a given position (an endgame, or a bot's sampled world).
+
+        ``hands`` are the four hands (all the same size, or the leader's partners' sizes as a
+        trick starts), ``kitty`` the buried cards, ``captured`` the points the dealer side and the
+        scoring side have already taken. The cards of two decks not in ``hands`` or ``kitty`` count
+        as played in earlier tricks.
+        """
+        held = [c for h in hands for c in h] + list(kitty)
+        rest = [c for c in Card.ALL for _ in (0, 1)]
+        for c in held:
+            if c not in rest:
+                raise IllegalActionError(f"the position holds {c} more than twice")
+            rest.remove(c)
+        deck = held + rest
+        hand = cls(
+            rules,
+            deck,
+            first_seat=dealer,
+            dealer=dealer,
+            dealer_progress=dealer_progress,
+            scoring_progress=scoring_progress,
+            flag_failures=flag_failures,
+        )
+        hand.hands = [list(h) for h in hands]
+        hand.dealt = hand.deal_size
+        hand.kitty = list(kitty)
+        hand.kitty_holder = dealer
+        hand.trump = trump
+        hand.played_out = rest
+        if not hand.flag:
+            hand.to = TrumpOrder.of(rules, hand.level, trump)
+        hand.trump_revealed = hand.bid_cards_revealed = True
+        hand.captured = list(captured)
+        hand.red5_player = red5_player
+        hand.phase = Phase.PLAY
+        hand.leader = leader
+        return hand
+
+    # -- helpers -----------------------------------------------------------------------
+    def side_of(self, seat: int) -> Side:
+        assert self.dealer is not None
+        return seat_side(seat, self.dealer)
+
+    def _record(self, item: Action | Event) -> None:
+        self.log.append(item)
+        if isinstance(item, Action):
+            self.actions.append(item)
+
+    @property
+    def dark(self) -> bool:
+        return self.rules.fry_visibility == FryVisibility.DARK
+
+    @property
+    def standing(self) -> StandingBid | None:
+        return None if self.bidding is None else self.bidding.standing
+
+    def to_act(self) -> int | None:
+        """Whose action the hand waits for (None while dealing, in the countdown or when over)."""
+        if self.phase == Phase.BURY:
+            return self.kitty_holder
+        if self.phase == Phase.FRY:
+            return self.fry_next
+        if self.phase == Phase.PLAY:
+            assert self.leader is not None
+            return (self.leader + len(self.current)) % 4
+        return None
+
+    @staticmethod
+    def _holds(hand: Sequence[Card], cards: Sequence[Card]) -> list[Card] | None:
+        rest = list(hand)
+        for c in cards:
+            if c not in rest:
+                return None
+            rest.remove(c)
+        return rest
+
+    # -- the deal (a chance step) -------------------------------------------------------
+    def verify_deal_card(self) -> None:
+        if self.phase != Phase.DEAL:
+            raise IllegalActionError(f"no card to deal in phase {self.phase.value}")
+
+    def can_deal_card(self) -> bool:
+        return self.phase == Phase.DEAL
+
+    def deal_card(self) -> Event:
+        """Deal the next card to the next seat in play order (RULES §9.1)."""
+        self.verify_deal_card()
+        seat = (self.first_seat + self.dealt) % 4
+        card = self.deck[self.dealt]
+        self.hands[seat].append(card)
+        self.dealt += 1
+        ev = Event("dealt", seat, (card,), public=False)
+        self._record(ev)
+        if self.dealt == self.deal_size:
+            self.kitty = list(self.deck[self.deal_size :])
+            if self.flag:
+                self._start_play()
+            else:
+                self.phase = Phase.COUNTDOWN
+        return ev
+
+    def deal_all(self) -> None:
+        """Deal every remaining card."""
+        while self.phase == Phase.DEAL:
+            self.deal_card()
+
+    # -- bids (RULES §9) ----------------------------------------------------------------
+    def _make_bid(self, player: int, cards: Sequence[Card], choose: str | None) -> Bid:
+        try:
+            return Bid(player, tuple(cards), None if choose is None else _choice(choose))
+        except BidError as exc:
+            raise IllegalActionError(str(exc)) from None
+
+    def verify_bid(self, player: int, cards: Sequence[Card], choose: str | None = None) -> None:
+        """Raise unless ``player`` may show ``cards`` as a bid now."""
+        if self.phase not in (Phase.DEAL, Phase.COUNTDOWN):
+            raise IllegalActionError(
+                f"bids are made during the deal and its countdown, not in phase {self.phase.value}"
+            )
+        assert self.bidding is not None
+        if self._holds(self.hands[player], cards) is None:
+            raise IllegalActionError(f"player {player} does not hold {format_cards(cards)}")
+        bid = self._make_bid(player, cards, choose)
+        if self.dark:
+            # RULES §9.3: a dark bid that does not outrank is void, not refused; it must still be a bid.
+            try:
+                shape = classify_bid(bid.cards, self.bidding.level, bid.choose)
+            except BidError as exc:
+                raise IllegalActionError(str(exc)) from None
+            if shape.kind == BidKind.SINGLE and self.bidding.standing is not None:
+                raise IllegalActionError("a single card can only be the first bid of the hand")
+            self._check_own_dark_bids(player, bid)
+            return
+        try:
+            reason = self.bidding.check(bid)
+        except BidError as exc:
+            raise IllegalActionError(str(exc)) from None
+        if reason is not None:
+            raise IllegalActionError(reason)
+
+    def _check_own_dark_bids(self, player: int, bid: Bid) -> None:
+        """In the dark a player still knows their own bids: one that cannot beat them is refused."""
+        assert self.bidding is not None
+        order = self.rules.bid_order
+        level = self.bidding.level
+        for p, old, _, _ in self.bid_log:
+            if p != player:
+                continue
+            if order.unordered:
+                if old.cards == bid.cards and old.choose == bid.choose:
+                    raise IllegalActionError(f"player {player} already showed {format_cards(bid.cards)}")
+                continue
+            old_token = classify_bid(old.cards, level, old.choose).token
+            new_token = classify_bid(bid.cards, level, bid.choose).token
+            reinforce = len(old.cards) == 1 and bid.cards == (old.cards[0], old.cards[0])
+            if order.rank(new_token) <= order.rank(old_token) and not reinforce:
+                raise IllegalActionError(
+                    f"{format_cards(bid.cards)} does not outrank player {player}'s own earlier bid"
+                )
+
+    def can_bid(self, player: int, cards: Sequence[Card], choose: str | None = None) -> bool:
+        try:
+            self.verify_bid(player, cards, choose)
+        except IllegalActionError:
+            return False
+        return True
+
+    def bid(self, player: int, cards: Sequence[Card], choose: str | None = None) -> Event:
+        """Declare (亮主) or override (反主) with cards from the hand (RULES §9.2–9.3)."""
+        self.verify_bid(player, cards, choose)
+        assert self.bidding is not None
+        bid = self._make_bid(player, cards, choose)
+        self._record(Action("bid", player, tuple(cards), choose, at=self.dealt))
+        valid = self.bidding.offer(bid)
+        self.bid_log.append((player, bid, valid, False))
+        self.last_bidder = player
+        if valid and len(cards) == 2 and cards[0] is FIVE_HEARTS:
+            self.red5_player = player
+        ev = Event("bid" if valid else "bid_void", player, tuple(cards), detail=choose or "", public=not self.dark)
+        self._record(ev)
+        return ev
+
+    def possible_bids(self, player: int) -> list[tuple[tuple[Card, ...], str | None]]:
+        """The bids ``player`` could make now (each 5h 5h once per choice)."""
+        if self.phase not in (Phase.DEAL, Phase.COUNTDOWN) or self.bidding is None:
+            return []
+        return [b for b in self._candidate_bids(player) if self.can_bid(player, *b)]
+
+    def _candidate_bids(self, player: int) -> list[tuple[tuple[Card, ...], str | None]]:
+        hand = self.hands[player]
+        level = self.bidding.level if self.bidding else Rank.TWO
+        out: list[tuple[tuple[Card, ...], str | None]] = []
+        seen: set[Card] = set()
+        for c in hand:
+            if c in seen:
+                continue
+            seen.add(c)
+            n = hand.count(c)
+            if c is FIVE_HEARTS:
+                if n == 2:
+                    out.extend(((c, c), ch) for ch in ("s", "h", "c", "d", "nt"))
+                if level == Rank.FIVE:
+                    out.append(((c,), None))
+                continue
+            if c.suit is None:
+                if n == 2:
+                    out.append(((c, c), None))
+                continue
+            if c.rank == level:
+                out.append(((c,), None))
+                if n == 2:
+                    out.append(((c, c), None))
+        return out
+
+    def verify_close_bidding(self) -> None:
+        if self.phase != Phase.COUNTDOWN:
+            raise IllegalActionError(f"bidding closes after the deal, not in phase {self.phase.value}")
+
+    def can_close_bidding(self) -> bool:
+        return self.phase == Phase.COUNTDOWN
+
+    def close_bidding(self) -> Event:
+        """The countdown ends: decide the dealer, or redeal, or take trump from the kitty (RULES §9.4–9.5)."""
+        self.verify_close_bidding()
+        assert self.bidding is not None
+        self._record(Action("close"))
+        standing = self.bidding.standing
+        if standing is None:
+            if self.dealer is None:
+                self.phase = Phase.REDEAL
+                ev = Event("redeal", detail="nobody bid in the first hand: the cards are dealt again (流庄)")
+                self._record(ev)
+                return ev
+            self.trump = kitty_trump(self.rules, self.level or Rank.TWO, self.kitty)
+            self.kitty_trump_used = True
+            self._record(
+                Event("kitty_trump", cards=tuple(self.kitty), detail=f"trump {format_trump(self.trump)} from the kitty")
+            )
+        else:
+            if self.dealer is None:
+                self.dealer = standing.player  # 正主正庄 (RULES §9.4)
+            self.trump = standing.trump
+        self.to = TrumpOrder.of(self.rules, self.level, self.trump)
+        ev = Event("closed", self.dealer, detail=f"dealer {self.dealer}")
+        self._record(ev)
+        self._give_kitty(self.dealer)
+        return ev
+
+    # -- kitty and burial (RULES §10.1) ------------------------------------------------
+    def _give_kitty(self, seat: int | None) -> None:
+        assert seat is not None
+        self.hands[seat].extend(self.kitty)
+        taken = tuple(self.kitty)
+        self.kitty = []
+        self.kitty_holder = seat
+        self.phase = Phase.BURY
+        self._record(Event("kitty_taken", seat, taken, public=False))
+
+    def verify_bury(self, player: int, cards: Sequence[Card]) -> None:
+        if self.phase != Phase.BURY:
+            raise IllegalActionError(f"nothing to bury in phase {self.phase.value}")
+        if player != self.kitty_holder:
+            raise IllegalActionError(f"player {self.kitty_holder} holds the kitty and buries, not player {player}")
+        if len(cards) != KITTY_SIZE:
+            raise IllegalActionError(f"bury exactly {KITTY_SIZE} cards, not {len(cards)}")
+        if self._holds(self.hands[player], cards) is None:
+            raise IllegalActionError(f"player {player} does not hold {format_cards(cards)}")
+
+    def can_bury(self, player: int, cards: Sequence[Card]) -> bool:
+        try:
+            self.verify_bury(player, cards)
+        except IllegalActionError:
+            return False
+        return True
+
+    def bury(self, player: int, cards: Sequence[Card]) -> Event:
+        """Bury 8 cards as the kitty (扣底)."""
+        self.verify_bury(player, cards)
+        self._record(Action("bury", player, tuple(cards)))
+        rest = self._holds(self.hands[player], cards)
+        assert rest is not None
+        self.hands[player] = rest
+        self.kitty = list(cards)
+        ev = Event("buried", player, tuple(cards), public=False)
+        self._record(ev)
+        if self.kitty_trump_used:
+            self._start_play()  # trump from the kitty: nobody may fry (RULES §9.5)
+        elif self.rules.fry:
+            self.phase = Phase.FRY
+            self._next_fry_question(after_fry=self.fries > 0)
+            if self.fry_next is None:
+                self._end_frying()
+        else:
+            self._end_frying()
+        return ev
+
+    # -- frying (RULES §10) --------------------------------------------------------------
+    def _next_fry_question(self, *, after_fry: bool) -> None:
+        """Who is asked next, or None when every player but the holder has passed since the last fry."""
+        assert self.dealer is not None
+        holder = self.last_bidder
+        if self.fry_next is None or after_fry:
+            if self.rules.fry_turns == FryTurns.DEALER_FIRST and after_fry:
+                start = self.dealer
+            elif self.rules.fry_turns == FryTurns.ROTATE and after_fry:
+                start = ((self.last_bidder if self.last_bidder is not None else self.dealer) + 1) % 4
+            else:
+                start = (self.dealer + 1) % 4
+        else:
+            start = (self.fry_next + 1) % 4
+        for k in range(4):
+            seat = (start + k) % 4
+            if seat != holder and seat not in self.fry_passed:
+                self.fry_next = seat
+                return
+        self.fry_next = None
+
+    def verify_fry(self, player: int, cards: Sequence[Card], choose: str | None = None) -> None:
+        if self.phase != Phase.FRY:
+            raise IllegalActionError(f"no frying in phase {self.phase.value}")
+        if player != self.fry_next:
+            raise IllegalActionError(f"player {self.fry_next} is asked to fry now, not player {player}")
+        if self._holds(self.hands[player], cards) is None:
+            raise IllegalActionError(f"player {player} does not hold {format_cards(cards)}")
+        assert self.bidding is not None
+        bid = self._make_bid(player, cards, choose)
+        try:
+            if self.dark:
+                shape = classify_bid(bid.cards, self.bidding.level, bid.choose)
+                if shape.kind == BidKind.SINGLE:
+                    raise IllegalActionError("a single card cannot fry: a fry is an override by a pair (RULES §10.2)")
+                self._check_own_dark_bids(player, bid)
+                return
+            reason = self.bidding.check_override(bid)
+        except BidError as exc:
+            raise IllegalActionError(str(exc)) from None
+        if reason is not None:
+            raise IllegalActionError(reason)
+
+    def can_fry(self, player: int, cards: Sequence[Card], choose: str | None = None) -> bool:
+        try:
+            self.verify_fry(player, cards, choose)
+        except IllegalActionError:
+            return False
+        return True
+
+    def possible_fries(self, player: int) -> list[tuple[tuple[Card, ...], str | None]]:
+        if self.phase != Phase.FRY or player != self.fry_next:
+            return []
+        return [b for b in self._candidate_bids(player) if len(b[0]) == 2 and self.can_fry(player, *b)]
+
+    def fry(self, player: int, cards: Sequence[Card], choose: str | None = None) -> Event:
+        """Fry 炒底: override the standing bid, take the kitty and bury again (RULES §10.2)."""
+        self.verify_fry(player, cards, choose)
+        assert self.bidding is not None
+        bid = self._make_bid(player, cards, choose)
+        self._record(Action("fry", player, tuple(cards), choose))
+        valid = self.bidding.offer(bid, fry=True)
+        self.bid_log.append((player, bid, valid, True))
+        self.fries += 1
+        self.last_bidder = player
+        self.fry_passed = set()
+        if valid and cards[0] is FIVE_HEARTS and len(cards) == 2:
+            self.red5_player = player
+        ev = Event("fried", player, tuple(cards), detail=choose or "", public=not self.dark)
+        self._record(ev)
+        self._give_kitty(player)
+        return ev
+
+    def verify_pass_fry(self, player: int) -> None:
+        if self.phase != Phase.FRY:
+            raise IllegalActionError(f"no frying in phase {self.phase.value}")
+        if player != self.fry_next:
+            raise IllegalActionError(f"player {self.fry_next} is asked to fry now, not player {player}")
+
+    def can_pass_fry(self, player: int) -> bool:
+        return self.phase == Phase.FRY and player == self.fry_next
+
+    def pass_fry(self, player: int) -> Event:
+        """Decline to fry."""
+        self.verify_pass_fry(player)
+        self._record(Action("pass", player))
+        self.fry_passed.add(player)
+        ev = Event("passed", player)
+        self._record(ev)
+        self._next_fry_question(after_fry=False)
+        if self.fry_next is None:
+            self._end_frying()
+        return ev
+
+    def _end_frying(self) -> None:
+        """Frying is over: reveal dark bids, count failed fries, set trump (RULES §10.5)."""
+        assert self.bidding is not None and self.dealer is not None
+        standing = self.bidding.standing
+        assert standing is not None
+        self.trump = standing.trump
+        self.to = TrumpOrder.of(self.rules, self.level, self.trump)
+        if self.dark:
+            unordered = self.rules.bid_order.unordered
+            for player, bid, valid, is_fry in self.bid_log:
+                if is_fry and not valid and not unordered:
+                    pen = self.rules.dark_fry_penalty or 0
+                    delta = pen if self.side_of(player) is Side.DEALER else -pen
+                    self.adjustments.append((f"failed dark fry by player {player}", delta))
+                    self._record(Event("fry_failed", player, bid.cards, delta, "炒底失败"))
+            self.trump_revealed = True
+            # institute2023: the last fry's cards are shown after the first trick (RULES §10.5)
+            self.bid_cards_revealed = not unordered
+            history = "; ".join(
+                f"{'fry' if f else 'bid'} {p}: {format_cards(b.cards)}{'' if v else ' (void)'}"
+                for p, b, v, f in self.bid_log
+            )
+            self._record(
+                Event(
+                    "frying_over",
+                    standing.player,
+                    standing.cards if self.bid_cards_revealed else (),
+                    detail=f"trump {format_trump(self.trump)}" + (f"; {history}" if self.bid_cards_revealed else ""),
+                )
+            )
+        else:
+            self._record(Event("frying_over", standing.player, detail=f"trump {format_trump(self.trump)}"))
+        self._start_play()
+
+    # -- play (RULES §5–§7) -----------------------------------------------------------------
+    def _start_play(self) -> None:
+        if self.dealer is None:  # pragma: no cover - a flag hand always has a dealer
+            raise IllegalActionError("play needs a dealer")
+        self.phase = Phase.PLAY
+        self.leader = self.dealer
+        self.current = []
+        self.lead_format = None
+
+    def follow_rule(self, player: int) -> FollowRule | None:
+        """The follow rule for ``player`` now (None when they lead)."""
+        if not self.current:
+            return None
+        assert self.lead_format is not None
+        return FollowRule(self.lead_format, self.hands[player], self.to)
+
+    def verify_play(self, player: int, cards: Sequence[Card]) -> None:
+        """Raise unless ``player`` may play ``cards`` now. A throw that will fail is allowed (RULES §5.2)."""
+        if self.phase != Phase.PLAY:
+            raise IllegalActionError(f"no card play in phase {self.phase.value}")
+        turn = self.to_act()
+        if player != turn:
+            raise IllegalActionError(f"it is player {turn}'s turn, not player {player}'s")
+        if not cards:
+            raise IllegalActionError("play at least one card")
+        if self._holds(self.hands[player], cards) is None:
+            raise IllegalActionError(f"player {player} does not hold {format_cards(cards)}")
+        if not self.current:
+            try:
+                decompose(cards, self.to, lead=True)
+            except PlayError as exc:
+                raise IllegalActionError(f"not a lead: {exc}") from None
+            return
+        rule = self.follow_rule(player)
+        assert rule is not None
+        reason = rule.check(cards)
+        if reason is not None:
+            raise IllegalActionError(reason)
+
+    def can_play(self, player: int, cards: Sequence[Card]) -> bool:
+        try:
+            self.verify_play(player, cards)
+        except IllegalActionError:
+            return False
+        return True
+
+    def play(self, player: int, cards: Sequence[Card]) -> Event:
+        """Lead, throw or follow. A failed throw is shown, its penalty counted and the forced play made."""
+        self.verify_play(player, cards)
+        assert self.dealer is not None
+        cards = tuple(cards)
+        self._record(Action("play", player, cards))
+        if not self.current:
+            others = [self.hands[(player + k) % 4] for k in (1, 2, 3)]
+            res = check_throw(cards, others, self.to)
+            if not res.ok:
+                pen = self.rules.throw_penalty_per_card * res.penalty_cards
+                delta = pen if self.side_of(player) is Side.DEALER else -pen
+                self.adjustments.append((f"failed throw by player {player}", delta))
+                self._record(
+                    Event("throw_failed", player, cards, delta, f"甩牌失败: must lead {format_cards(res.forced)}")
+                )
+                cards = res.forced
+                self.lead_format = decompose(cards, self.to, lead=True)
+            else:
+                self.lead_format = res.lead
+        elif self.rules.red5_bonus and FIVE_HEARTS in cards:
+            rule = self.follow_rule(player)
+            assert rule is not None
+            forced = min(rule.min_count(FIVE_HEARTS), cards.count(FIVE_HEARTS))
+            if forced:
+                delta = RED5_PENALTY * forced * (1 if self.side_of(player) is Side.DEALER else -1)
+                self.adjustments.append((f"逼红5: player {player} had to play 5h", delta))
+                self._record(Event("forced_red5", player, (FIVE_HEARTS,) * forced, delta, "逼红5"))
+        rest = self._holds(self.hands[player], cards)
+        assert rest is not None
+        self.hands[player] = rest
+        self.current.append((player, cards))
+        ev = Event("played", player, cards)
+        self._record(ev)
+        if len(self.current) == 4:
+            self._finish_trick()
+        return ev
+
+    def _finish_trick(self) -> None:
+        assert self.lead_format is not None and self.leader is not None
+        plays = [c for _, c in self.current]
+        res = resolve_trick(plays, self.to, self.lead_format)
+        winner = self.current[res.winner][0]
+        side = self.side_of(winner)
+        self.captured[0 if side is Side.DEALER else 1] += res.points
+        rec = TrickRecord(self.leader, tuple(self.current), winner, res.points)
+        self.tricks.append(rec)
+        self._record(Event("trick", winner, (), res.points if side is Side.SCORING else 0, f"{res.points} points"))
+        if not self.bid_cards_revealed and len(self.tricks) == 1:
+            self.bid_cards_revealed = True
+            st = self.standing
+            if st is not None:
+                self._record(Event("bid_shown", st.player, st.cards, detail="the last fry's cards (RULES §10.5)"))
+        last_plays = self.current
+        self.leader = winner
+        self.current = []
+        if not self.hands[winner]:
+            self._finish_hand(rec, last_plays)
+        else:
+            self.lead_format = None
+
+    def _finish_hand(self, last: TrickRecord, plays: list[tuple[int, tuple[Card, ...]]]) -> None:
+        assert self.dealer is not None
+        lead_cards = plays[0][1]
+        lead_fmt = decompose(lead_cards, self.to, lead=True)
+        winner_side = self.side_of(last.winner)
+        winning_play = next(c for p, c in plays if p == last.winner)
+        kitty_pts = points_of(self.kitty)
+        mult = 0
+        kou = 0
+        if winner_side is Side.SCORING and self.kitty:
+            mult = kitty_multiplier(lead_fmt, self.rules.kitty_multiplier)
+            kou = kitty_pts * mult
+            self._record(Event("kou_di", last.winner, tuple(self.kitty), kou, f"抠底 ×{mult}"))
+        elif self.kitty:
+            self._record(Event("kitty_shown", None, tuple(self.kitty), detail="the dealer side kept the kitty"))
+        # RULES §11.7 保红5: the last lead is the player's last 5h (or pair of 5h)
+        if self.rules.red5_bonus and lead_cards and all(c is FIVE_HEARTS for c in lead_cards):
+            leader = plays[0][0]
+            bonus = RED5_PENALTY * len(lead_cards) * (1 if self.side_of(leader) is Side.SCORING else -1)
+            self.adjustments.append((f"保红5: player {leader} kept 5h to the end", bonus))
+            self._record(Event("kept_red5", leader, lead_cards, bonus, "保红5"))
+        p = self.captured[1] + kou + sum(d for _, d in self.adjustments)
+        red5 = None
+        if self.rules.double_red5 and self.red5_player is not None:
+            red5 = self.side_of(self.red5_player)
+        settlement = settle(
+            self.rules,
+            p,
+            self.dealer_progress,
+            self.scoring_progress,
+            flag_failures=self.flag_failures,
+            last_trick=LastTrick(winner_side, tuple(lead_cards), tuple(winning_play)),
+            double_red5=red5,
+            trump=self.to,
+        )
+        self.result = HandResult(
+            self.dealer,
+            self.captured[1],
+            self.captured[0],
+            kitty_pts,
+            kou,
+            mult,
+            tuple(self.adjustments),
+            p,
+            settlement,
+        )
+        self.phase = Phase.OVER
+        self._record(Event("settled", None, (), 0, "; ".join(settlement.events) or f"p = {p}"))
+
+    # -- flag hand: showing 5h 5h (RULES §11.5) ----------------------------------------------
+    def verify_show_red5(self, player: int) -> None:
+        if not (self.flag and self.rules.double_red5):
+            raise IllegalActionError("showing 5h 5h counts only in a flag hand with the double_red5 option")
+        if self.phase != Phase.PLAY or self.tricks or self.current:
+            raise IllegalActionError("5h 5h is shown before play starts")
+        if self.side_of(player) is not Side.SCORING:
+            raise IllegalActionError("only the scoring side shows 5h 5h against the flag hand")
+        if self.hands[player].count(FIVE_HEARTS) < 2:
+            raise IllegalActionError(f"player {player} does not hold 5h 5h")
+        if self.red5_player is not None:
+            raise IllegalActionError("5h 5h was already shown")
+
+    def can_show_red5(self, player: int) -> bool:
+        try:
+            self.verify_show_red5(player)
+        except IllegalActionError:
+            return False
+        return True
+
+    def show_red5(self, player: int) -> Event:
+        self.verify_show_red5(player)
+        self._record(Action("show_red5", player))
+        self.red5_player = player
+        ev = Event("red5_shown", player, (FIVE_HEARTS, FIVE_HEARTS))
+        self._record(ev)
+        return ev
+
+    # -- replay ------------------------------------------------------------------------------
+    def apply(self, action: Action) -> Event:
+        """Apply a recorded action (dealing first up to its ``at`` for bids)."""
+        if action.kind == "bid":
+            target = action.at if action.at is not None else self.dealt
+            while self.dealt < target and self.phase == Phase.DEAL:
+                self.deal_card()
+            if self.dealt != target:
+                raise IllegalActionError(f"a bid recorded after {target} cards, but {self.dealt} were dealt")
+            assert action.player is not None
+            return self.bid(action.player, action.cards, action.choose)
+        self.deal_all()
+        if action.kind == "close":
+            return self.close_bidding()
+        if action.player is None:
+            raise IllegalActionError(f"action {action.kind} needs a player")
+        if action.kind == "bury":
+            return self.bury(action.player, action.cards)
+        if action.kind == "fry":
+            return self.fry(action.player, action.cards, action.choose)
+        if action.kind == "pass":
+            return self.pass_fry(action.player)
+        if action.kind == "play":
+            return self.play(action.player, action.cards)
+        if action.kind == "show_red5":
+            return self.show_red5(action.player)
+        raise IllegalActionError(f"unknown action {action.kind!r}")
+
+    # -- views ---------------------------------------------------------------------------------
+    def cards_in_play(self) -> int:
+        """All cards: undealt, hands, kitty, the current trick and finished tricks (always 108)."""
+        undealt = 108 - self.dealt if self.phase == Phase.DEAL else 0
+        n = undealt + sum(len(h) for h in self.hands) + len(self.kitty)
+        n += sum(len(c) for _, c in self.current) + sum(len(c) for t in self.tricks for _, c in t.plays)
+        return n + len(self.played_out)
+
+    def view(self, seat: int) -> View:
+        """Exactly what ``seat`` may know now."""
+        events = tuple(e for e in self.log if isinstance(e, Event) and (e.public or e.player == seat))
+        bids: list[dict[str, Any]] = []
+        for player, bid, valid, is_fry in self.bid_log:
+            # dark bids: only one's own until the reveal (RULES §10.5)
+            shown = not self.dark or player == seat or (self.trump_revealed and self.bid_cards_revealed)
+            entry: dict[str, Any] = {"player": player, "fry": is_fry}
+            if shown:
+                entry["cards"] = format_cards(bid.cards)
+                if bid.choose is not None:
+                    entry["choose"] = bid.choose if isinstance(bid.choose, str) else bid.choose.value
+                entry["valid"] = valid
+            bids.append(entry)
+        trump: str | None = None
+        if self.flag:
+            trump = "flag"
+        elif self.kitty_trump_used or (self.dark and self.trump_revealed and self.phase in (Phase.PLAY, Phase.OVER)):
+            trump = format_trump(self.trump)
+        elif not self.dark and self.standing is not None:
+            trump = format_trump(self.standing.trump)
+        kitty = tuple(self.kitty) if self.kitty_holder == seat or self.phase == Phase.OVER else None
+        return View(
+            seat=seat,
+            phase=self.phase,
+            dealer=self.dealer,
+            level="flag" if self.level is None else self.level.symbol,
+            trump=trump,
+            hand=tuple(self.to.sorted(self.hands[seat])),
+            kitty=kitty,
+            bids=tuple(bids),
+            current_trick=tuple(self.current),
+            tricks=tuple(self.tricks),
+            points=self.captured[1] + sum(d for _, d in self.adjustments),
+            to_act=self.to_act(),
+            events=events,
+            legal=self.legal_summary(seat),
+        )
+
+    def legal_summary(self, seat: int, limit: int = 200) -> dict[str, Any]:
+        """The player's legal actions now: bids, fries, burial, leads or follows (follows capped at ``limit``)."""
+        out: dict[str, Any] = {}
+        if self.phase in (Phase.DEAL, Phase.COUNTDOWN):
+            out["bids"] = [{"cards": format_cards(c), "choose": ch} for c, ch in self.possible_bids(seat)]
+        elif self.to_act() != seat:
+            return out
+        elif self.phase == Phase.BURY:
+            out["bury"] = KITTY_SIZE
+        elif self.phase == Phase.FRY:
+            out["pass"] = True
+            out["fries"] = [{"cards": format_cards(c), "choose": ch} for c, ch in self.possible_fries(seat)]
+        elif self.phase == Phase.PLAY:
+            if self.flag and self.can_show_red5(seat):
+                out["show_red5"] = True
+            rule = self.follow_rule(seat)
+            if rule is None:
+                out["leads"] = [format_cards(u.cards) for u in unit_leads(self.hands[seat], self.to)]
+                out["throws"] = True
+            else:
+                plays = []
+                for k, p in enumerate(rule.legal_plays()):
+                    if k == limit:
+                        out["more"] = True
+                        break
+                    plays.append(format_cards(p))
+                out["follows"] = plays
+        return out
+
+    def iter_events(self) -> Iterator[Event]:
+        return (e for e in self.log if isinstance(e, Event))
+
+
+def _choice(text: str) -> Any:
+    from chaodipi.bidding import parse_choice
+
+    return parse_choice(text)
