@@ -405,3 +405,28 @@ def test_refused_actions_change_nothing() -> None:
         with pytest.raises(IllegalActionError):
             bad()
     assert (list(map(list, hand.hands)), list(hand.log)) == before
+
+
+def test_shangtian_contest_p_decides_the_table() -> None:
+    # contest2021: kou di with an FTK sends the dealer side to 2; with p < 80 it keeps the table from 2
+    hand = _endgame(
+        "contest2021",
+        ["Ad Kd Qd", "5s Ts Ks", "3d 4d 6d", "3c 4c 6c"],
+        "2c 2c 3h 3h 4h 4h 6h 6h",
+        dealer=0,
+        leader=0,
+        level=Rank.NINE,
+        captured=(0, 0),
+    )
+    _play_out(hand, ["Ad Kd Qd", "5s Ts Ks", "3d 4d 6d", "3c 4c 6c"])
+    res = hand.result
+    assert res is not None and res.points < 80
+    s = res.settlement
+    assert s.table is Side.DEALER and s.dealer.level is not None and s.dealer.level > Rank.TWO
+
+
+def test_jack_rule_contest_whatever_p() -> None:
+    hand = _endgame("contest2021", ["3d", "Jh", "4d", "6d"], dealer=0, leader=0, level=Rank.JACK, captured=(0, 0))
+    _play_out(hand, ["3d", "Jh", "4d", "6d"])
+    s = hand.result.settlement if hand.result else None
+    assert s is not None and s.table is Side.DEALER and s.dealer.level is not None and s.dealer.level < Rank.JACK

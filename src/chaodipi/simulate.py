@@ -17,7 +17,7 @@ from chaodipi.leads import unit_leads
 from chaodipi.rules import RuleSet
 from chaodipi.trump import FIVE_HEARTS
 
-__all__ = ["RandomPolicy", "play_hand", "simulate_game"]
+__all__ = ["RandomPolicy", "play_game", "play_hand", "simulate_game"]
 
 
 class RandomPolicy:
@@ -114,12 +114,16 @@ def play_hand(hand: Hand, policy: RandomPolicy) -> None:
         policy.act(hand)
 
 
-def simulate_game(rules: RuleSet, seed: int, *, policy_seed: int | None = None) -> Game:
-    """Play a whole game with random legal actions. The same seeds give the same game."""
-    game = Game(rules, seed)
-    policy = RandomPolicy(random.Random(f"policy-{seed if policy_seed is None else policy_seed}"))
+def play_game(game: Game, policy: RandomPolicy) -> Game:
+    """Play a game's remaining hands with the policy."""
     while not game.over:
         hand = game.new_hand()
         play_hand(hand, policy)
         game.finish_hand()
     return game
+
+
+def simulate_game(rules: RuleSet, seed: int, *, policy_seed: int | None = None) -> Game:
+    """Play a whole game with random legal actions. The same seeds give the same game."""
+    policy = RandomPolicy(random.Random(f"policy-{seed if policy_seed is None else policy_seed}"))
+    return play_game(Game(rules, seed), policy)
