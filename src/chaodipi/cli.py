@@ -107,6 +107,27 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_arena(args: argparse.Namespace) -> int:
+    from chaodipi.arena import run_arena
+    from chaodipi.bots import BOT_NAMES
+
+    for name in (args.bot_a, args.bot_b):
+        if name not in BOT_NAMES:
+            raise ValueError(f"unknown bot {name!r}; the bots are {', '.join(BOT_NAMES)}")
+    options = {"search": {"budget": args.budget}}
+    result = run_arena(
+        args.bot_a, args.bot_b, preset=args.preset, deals=args.deals, seed=args.seed, jobs=args.jobs, options=options
+    )
+    print(result.report())
+    return 0
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    from chaodipi.tui import main as play_main
+
+    return play_main(args.preset, args.bot, args.seed, args.hands)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="chaodipi", description="炒地皮 (Chao Di Pi) rules engine and tools")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -132,6 +153,21 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--preset", default="standard", choices=PRESET_NAMES)
     sp.add_argument("--seed", type=int, default=1)
     sp.set_defaults(func=_cmd_selfplay)
+    ar = sub.add_parser("arena", help="two bots on duplicate deals with the teams swapped")
+    ar.add_argument("bot_a")
+    ar.add_argument("bot_b")
+    ar.add_argument("--preset", default="standard", choices=PRESET_NAMES)
+    ar.add_argument("--deals", type=int, default=100)
+    ar.add_argument("--seed", type=int, default=1)
+    ar.add_argument("--jobs", type=int, default=1)
+    ar.add_argument("--budget", type=float, default=0.25, help="the search bot's seconds per decision")
+    ar.set_defaults(func=_cmd_arena)
+    pl = sub.add_parser("play", help="play a game in the terminal against three bots")
+    pl.add_argument("--preset", default="standard", choices=PRESET_NAMES)
+    pl.add_argument("--bot", default="rules", choices=["random", "rules", "search"])
+    pl.add_argument("--seed", type=int, default=None)
+    pl.add_argument("--hands", type=int, default=None, help="stop after this many hands")
+    pl.set_defaults(func=_cmd_play)
     return parser
 
 

@@ -191,6 +191,7 @@ class View:
     """What one player may know at one moment (RULES: hidden information stays hidden)."""
 
     seat: int
+    rules: RuleSet
     phase: Phase
     dealer: int | None
     level: str
@@ -203,6 +204,7 @@ class View:
     points: int  # the scoring side's points so far (tricks and public adjustments)
     to_act: int | None
     events: tuple[Event, ...]
+    hand_sizes: tuple[int, int, int, int] = (0, 0, 0, 0)  # how many cards each seat holds (public)
     legal: dict[str, Any] = field(default_factory=dict)
 
     def cards_seen(self) -> set[Card]:
@@ -311,6 +313,8 @@ class Hand:
         captured: tuple[int, int] = (0, 0),
         flag_failures: int = 0,
         red5_player: int | None = None,
+        current: Sequence[tuple[int, Sequence[Card]]] = (),
+        adjustments: Sequence[tuple[str, int]] = (),
     ) -> Hand:
         """A hand in its play phase from a given position (an endgame, or a bot's sampled world).
 
@@ -319,7 +323,7 @@ class Hand:
         scoring side have already taken. The cards of two decks not in ``hands`` or ``kitty`` count
         as played in earlier tricks.
         """
-        held = [c for h in hands for c in h] + list(kitty)
+        held = [c for h in hands for c in h] + list(kitty) + [c for _, cards in current for c in cards]
         rest = [c for c in Card.ALL for _ in (0, 1)]
         for c in held:
             if c not in rest:
@@ -348,6 +352,11 @@ class Hand:
         hand.red5_player = red5_player
         hand.phase = Phase.PLAY
         hand.leader = leader
+        hand.adjustments = list(adjustments)
+        if current:
+            hand.current = [(p, tuple(c)) for p, c in current]
+            hand.lead_format = decompose(hand.current[0][1], hand.to, lead=True)
+            hand.played_out = [c for c in rest]
         return hand
 
     # -- helpers -----------------------------------------------------------------------
@@ -956,8 +965,8 @@ class Hand:
         n += sum(len(c) for _, c in self.current) + sum(len(c) for t in self.tricks for _, c in t.plays)
         return n + len(self.played_out)
 
-    def view(self, seat: int) -> View:
-        """Exactly what ``seat`` may know now."""
+    def view(self, seat: int, *, legal: bool = True) -> View:
+        """Exactly what ``seat`` may know now (``legal=False`` leaves out the legal-action summary)."""
         events = tuple(e for e in self.log if isinstance(e, Event) and (e.public or e.player == seat))
         bids: list[dict[str, Any]] = []
         for player, bid, valid, is_fry in self.bid_log:
@@ -980,6 +989,7 @@ class Hand:
         kitty = tuple(self.kitty) if self.kitty_holder == seat or self.phase == Phase.OVER else None
         return View(
             seat=seat,
+            rules=self.rules,
             phase=self.phase,
             dealer=self.dealer,
             level="flag" if self.level is None else self.level.symbol,
@@ -992,7 +1002,8 @@ class Hand:
             points=self.captured[1] + sum(d for _, d in self.adjustments),
             to_act=self.to_act(),
             events=events,
-            legal=self.legal_summary(seat),
+            hand_sizes=(len(self.hands[0]), len(self.hands[1]), len(self.hands[2]), len(self.hands[3])),
+            legal=self.legal_summary(seat) if legal else {},
         )
 
     def legal_summary(self, seat: int, limit: int = 200) -> dict[str, Any]:

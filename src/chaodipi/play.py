@@ -35,6 +35,7 @@ __all__ = [
     "check_throw",
     "legal_follows",
     "tractor_match",
+    "unit_beaten",
 ]
 
 SUIT_NAMES = {TRUMP: "trumps", "s": "spades", "h": "hearts", "c": "clubs", "d": "diamonds"}
@@ -373,7 +374,7 @@ class ThrowResult:
         return 0 if self.ok else self.lead.size
 
 
-def _beaten(unit: Unit, hand_suit: Sequence[Card], to: TrumpOrder) -> bool:
+def unit_beaten(unit: Unit, hand_suit: Sequence[Card], to: TrumpOrder) -> bool:
     """Whether a hand holds a unit of the same kind that beats ``unit`` (RULES §5.1)."""
     order = to.order
     if unit.kind == UnitKind.SINGLE:
@@ -394,7 +395,7 @@ def check_throw(lead: Sequence[Card], others: Sequence[Sequence[Card]], to: Trum
         return ThrowResult(True, fmt)
     eff = to.eff
     hands = [[c for c in h if eff[c.index] == fmt.suit] for h in others]
-    failed = tuple(u for u in fmt.units if any(_beaten(u, h, to) for h in hands))
+    failed = tuple(u for u in fmt.units if any(unit_beaten(u, h, to) for h in hands))
     if not failed:
         return ThrowResult(True, fmt)
     suit_rank = {s: i for i, s in enumerate(EFFECTIVE_SUITS[1:])}

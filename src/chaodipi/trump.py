@@ -89,7 +89,7 @@ class TrumpOrder:
     ``level`` is None and ``trump`` None in a flag hand (扛旗: only 5h, BJ, SJ are trump).
     """
 
-    __slots__ = ("chains", "eff", "flag", "heart5_ftk_lead", "level", "order", "rules", "slots", "trump")
+    __slots__ = ("chains", "eff", "flag", "ftk_cache", "heart5_ftk_lead", "level", "order", "rules", "slots", "trump")
 
     rules: RuleSet
     level: Rank | None
@@ -100,6 +100,7 @@ class TrumpOrder:
     slots: tuple[tuple[Slot, ...], ...]
     chains: dict[str, list[list[tuple[Card, int]]]]
     heart5_ftk_lead: bool
+    ftk_cache: dict[tuple[str, bool], list[Suit]]
 
     def __init__(self, rules: RuleSet, level: Rank | None, trump: Suit | None) -> None:
         if level is not None and level > Rank.ACE:
@@ -108,6 +109,7 @@ class TrumpOrder:
         self.level = level
         self.trump = trump if level is not None else None
         self.flag = level is None
+        self.ftk_cache = {}
         eff: list[str] = []
         order: list[int] = []
         for card in Card.ALL:

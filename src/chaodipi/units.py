@@ -156,6 +156,16 @@ def ftk_suits(to: TrumpOrder, suit: str, *, lead: bool = False) -> list[Suit]:
 
     With ``lead=True`` the leader's 5h allowance (红心5下放) counts.
     """
+    key = (suit, lead)
+    cached = to.ftk_cache.get(key)
+    if cached is not None:
+        return cached
+    out = _ftk_suits(to, suit, lead=lead)
+    to.ftk_cache[key] = out
+    return out
+
+
+def _ftk_suits(to: TrumpOrder, suit: str, *, lead: bool) -> list[Suit]:
     if not to.rules.ftk:
         return []
     if suit == TRUMP:

@@ -1,0 +1,172 @@
+"""The arena: two bots on duplicate deals with the teams swapped (``chaodipi arena``).
+
+Every deal is played twice from the same shuffle: once with bot A in seats 0 and 2 and
+bot B in seats 1 and 3, then with the seats swapped, so the cards even out. Each deal is a
+hand at level 2 with a known dealer (deal i: seat i mod 4), bidding, burial, frying and play
+included. Reported: A's hand win rate with its Wilson 95% interval, the mean point margin,
+the levels gained, and the time per decision (mean and p95), over K processes.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+from chaodipi.bots import make_bot, run_hand
+from chaodipi.bots.base import DecisionTimer
+from chaodipi.cards import shuffled_deck
+from chaodipi.hand import Hand
+from chaodipi.rules import RuleSet
+from chaodipi.settlement import Side
+
+__all__ = ["ArenaResult", "DealResult", "play_deal", "run_arena", "wilson"]
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a proportion (95% by default)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+@dataclass
+class DealResult:
+    """One deal played twice: A's wins (0..2), A's point margins, A's level gains, decision times by bot."""
+
+    deal: int
+    a_wins: int
+    margins: list[float]
+    levels: list[int]
+    times_a: list[float] = field(default_factory=list)
+    times_b: list[float] = field(default_factory=list)
+
+
+def _one_hand(
+    rules: RuleSet,
+    deal: int,
+    seed: int,
+    bots_by_seat: Sequence[str],
+    a_seats: tuple[int, int],
+    options: dict[str, dict[str, float]],
+) -> tuple[bool, float, int, list[float], list[float]]:
+    deck = shuffled_deck(random.Random(f"{seed}:{deal}"))
+    dealer = deal % 4
+    bots = [
+        make_bot(name, seed=seed * 100_003 + deal * 10 + s, **options.get(name, {}))
+        for s, name in enumerate(bots_by_seat)
+    ]
+    timer = DecisionTimer()
+    hand = run_hand(Hand(rules, deck, first_seat=dealer, dealer=dealer), bots, timer)
+    assert hand.result is not None
+    res = hand.result
+    a_dealer = dealer in a_seats
+    a_won = (res.settlement.table is Side.DEALER) == a_dealer
+    threshold = rules.flag_threshold if hand.flag else 80
+    margin = float(threshold - res.points if a_dealer else res.points - threshold)
+    gain = res.settlement.nominal_gain
+    levels = gain if a_won else -gain
+    ta = [t for s in a_seats for t in timer.times[s]]
+    tb = [t for s in range(4) if s not in a_seats for t in timer.times[s]]
+    return a_won, margin, levels, ta, tb
+
+
+def play_deal(args: tuple[str, str, str, int, int, dict[str, dict[str, float]]]) -> DealResult:
+    """Play deal ``deal`` twice (A in seats 0/2, then in 1/3)."""
+    bot_a, bot_b, rules_spec, seed, deal, options = args
+    rules = RuleSet.from_spec(rules_spec)
+    out = DealResult(deal, 0, [], [])
+    for a_seats in ((0, 2), (1, 3)):
+        seats = [bot_a if s in a_seats else bot_b for s in range(4)]
+        won, margin, levels, ta, tb = _one_hand(rules, deal, seed, seats, a_seats, options)
+        out.a_wins += won
+        out.margins.append(margin)
+        out.levels.append(levels)
+        out.times_a.extend(ta)
+        out.times_b.extend(tb)
+    return out
+
+
+@dataclass
+class ArenaResult:
+    bot_a: str
+    bot_b: str
+    preset: str
+    deals: int
+    hands: int
+    a_wins: int
+    interval: tuple[float, float]
+    mean_margin: float
+    levels_a: int
+    time_a: tuple[float, float]  # mean, p95 seconds per decision
+    time_b: tuple[float, float]
+
+    @property
+    def win_rate(self) -> float:
+        return self.a_wins / self.hands if self.hands else 0.0
+
+    def report(self) -> str:
+        lo, hi = self.interval
+        return "\n".join(
+            [
+                f"{self.bot_a} vs {self.bot_b} — preset {self.preset}, "
+                f"{self.deals} duplicate deals ({self.hands} hands)",
+                f"  hands won by {self.bot_a}: {self.a_wins}/{self.hands} = {self.win_rate:.1%}"
+                f" (Wilson 95%: {lo:.1%} – {hi:.1%})",
+                f"  mean point margin for {self.bot_a}: {self.mean_margin:+.1f}",
+                f"  levels gained by {self.bot_a} minus {self.bot_b}: {self.levels_a:+d}",
+                f"  time per decision: {self.bot_a} mean {self.time_a[0] * 1000:.1f} ms,"
+                f" p95 {self.time_a[1] * 1000:.1f} ms; {self.bot_b} mean {self.time_b[0] * 1000:.1f} ms,"
+                f" p95 {self.time_b[1] * 1000:.1f} ms",
+            ]
+        )
+
+
+def _p95(xs: list[float]) -> tuple[float, float]:
+    if not xs:
+        return (0.0, 0.0)
+    xs = sorted(xs)
+    return (statistics.fmean(xs), xs[min(len(xs) - 1, math.ceil(0.95 * len(xs)) - 1)])
+
+
+def run_arena(
+    bot_a: str,
+    bot_b: str,
+    *,
+    preset: str = "standard",
+    deals: int = 100,
+    seed: int = 1,
+    jobs: int = 1,
+    options: dict[str, dict[str, float]] | None = None,
+) -> ArenaResult:
+    """Play ``deals`` duplicate deals between two bots, spread over ``jobs`` processes."""
+    opts = options or {}
+    tasks = [(bot_a, bot_b, preset, seed, d, opts) for d in range(deals)]
+    if jobs > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            results = list(pool.map(play_deal, tasks, chunksize=max(1, deals // (jobs * 8))))
+    else:
+        results = [play_deal(t) for t in tasks]
+    hands = 2 * len(results)
+    wins = sum(r.a_wins for r in results)
+    margins = [m for r in results for m in r.margins]
+    return ArenaResult(
+        bot_a,
+        bot_b,
+        preset,
+        deals,
+        hands,
+        wins,
+        wilson(wins, hands),
+        statistics.fmean(margins) if margins else 0.0,
+        sum(sum(r.levels) for r in results),
+        _p95([t for r in results for t in r.times_a]),
+        _p95([t for r in results for t in r.times_b]),
+    )

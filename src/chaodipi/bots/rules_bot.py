@@ -1,0 +1,343 @@
+"""The ``rules`` bot: good play as strong players describe it (seed 002's advice).
+
+- Declaring: bid a suit when enough of the hand would be trump; wait with weak hands and
+  fry instead when the kitty could make a suit strong; bid no-trump with joker pairs only
+  when the hand is rich in top side cards.
+- Burying: keep trumps, aces, kings and pairs; void the shortest side suits; keep points
+  out of a kitty the other side may kou di; load it when one's own side will hold it.
+- Playing: count the cards still out; lead top cards and throws that cannot fail; draw
+  trumps when strong; lead low from long suits otherwise; feed points to a partner who is
+  winning the trick; play low when the trick is lost; trump in when points are at stake; keep
+  the cheapest winning play; use 5·10·K leads when they stand; spare 5h under the red-5 rules.
+
+The play logic is a pure function of what the player knows (:func:`choose_play`), so the
+``search`` bot reuses it for its rollouts.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Sequence
+
+from chaodipi.bidding import BidKind, classify_bid
+from chaodipi.bots.knowledge import Knowledge, order_of_view
+from chaodipi.cards import Card, Rank, Suit
+from chaodipi.hand import Action, Phase, View
+from chaodipi.leads import unit_leads
+from chaodipi.play import FollowRule, check_throw, unit_beaten
+from chaodipi.rules import RuleSet
+from chaodipi.trick import resolve_trick, trump_in_key
+from chaodipi.trump import FIVE_HEARTS, TRUMP, TrumpOrder
+from chaodipi.units import Format, Unit, UnitKind, decompose
+
+__all__ = ["RulesBot", "choose_bury", "choose_play"]
+
+Play = tuple[Card, ...]
+
+
+def _cost(c: Card, to: TrumpOrder) -> float:
+    """How much a card is worth keeping: strong cards, trumps and points cost more to give away."""
+    o = to.order[c.index]
+    base = o if o < 50 else 30 + (o - 50)
+    if to.eff[c.index] == TRUMP:
+        base += 16
+    return base + c.points * 0.9
+
+
+def _play_cost(cards: Sequence[Card], to: TrumpOrder) -> float:
+    return sum(_cost(c, to) for c in cards)
+
+
+# -- leading ------------------------------------------------------------------------------
+
+
+def _unit_is_top(unit: Unit, pool: Sequence[Card], to: TrumpOrder) -> bool:
+    """No card of ``pool`` (what others may hold) makes a unit that beats ``unit`` (RULES §5.1)."""
+    return not unit_beaten(unit, [c for c in pool if to.eff[c.index] == unit.suit], to)
+
+
+def _lead(
+    hand: Sequence[Card],
+    to: TrumpOrder,
+    pool: Sequence[Card],
+    *,
+    dealer_side: bool,
+    opp_voids: set[str],
+    partner_voids: set[str],
+) -> list[tuple[float, Play]]:
+    units = unit_leads(hand, to)
+    eff = to.eff
+    trumps_mine = sum(1 for c in hand if eff[c.index] == TRUMP)
+    trumps_out = sum(1 for c in pool if eff[c.index] == TRUMP)
+    offers: dict[Play, float] = {}
+
+    def offer(score: float, cards: Play) -> None:
+        key = tuple(sorted(cards, key=lambda c: c.index))
+        if score > offers.get(key, -1e9):
+            offers[key] = score
+
+    tops_by_suit: dict[str, list[Unit]] = {}
+    for u in units:
+        if u.kind in (UnitKind.FTK, UnitKind.FTK_PAIR) or _unit_is_top(u, pool, to):
+            tops_by_suit.setdefault(u.suit, []).append(u)
+    for suit, tops in tops_by_suit.items():
+        ruffable = suit != TRUMP and suit in opp_voids and trumps_out > 0
+        # a throw of every top unit of the suit: it stands whatever the others hold
+        used: list[Card] = []
+        for u in sorted(tops, key=lambda u: -len(u.cards)):
+            if all(used.count(c) + u.cards.count(c) <= hand.count(c) for c in u.cards):
+                used.extend(u.cards)
+        if used:
+            try:
+                fmt = decompose(used, to, lead=True)
+            except ValueError:
+                fmt = None
+            if fmt is not None and (
+                not fmt.is_throw or check_throw(used, [[c for c in pool if eff[c.index] == suit], [], []], to).ok
+            ):
+                pts = sum(c.points for c in used)
+                score: float = 50 + len(used) * 3 + pts - (40 if ruffable else 0)
+                if suit == TRUMP:
+                    score = 20 + len(used) * 2 if (trumps_mine >= trumps_out or dealer_side) else -10
+                offer(score, tuple(used))
+    # draw trumps when strong (吊主)
+    if trumps_mine > 0 and trumps_out > 0 and trumps_mine >= trumps_out + 2:
+        low = min((c for c in hand if eff[c.index] == TRUMP), key=lambda c: _cost(c, to))
+        offer(15, (low,))
+    # otherwise lead low from a side suit: prefer the partner's void (they trump in), avoid points
+    for u in units:
+        if u.kind != UnitKind.SINGLE or u.suit == TRUMP:
+            continue
+        c = u.cards[0]
+        if hand.count(c) > 1:
+            continue  # do not break a pair
+        length = sum(1 for x in hand if eff[x.index] == u.suit)
+        score = 5 - _cost(c, to) / 4 + length * 0.5 + (8 if u.suit in partner_voids else 0) - c.points
+        if u.suit in opp_voids and trumps_out:
+            score -= 6
+        offer(score, (c,))
+    # the cheapest unit always stands as a fallback (only trumps or only pairs left)
+    u = min(units, key=lambda u: (_play_cost(u.cards, to) / len(u.cards), -len(u.cards)))
+    offer(-20, u.cards)
+    return sorted(((sc, p) for p, sc in offers.items()), key=lambda sp: -sp[0])
+
+
+# -- following ------------------------------------------------------------------------------
+
+
+def _candidates(rule: FollowRule, hand: Sequence[Card], to: TrumpOrder, lead: Format) -> list[Play]:
+    """A handful of sensible legal follows: every suit part (capped), with cheap, point or trump fillers."""
+    eff = to.eff
+    free_n = rule.n - rule.k
+    parts: list[Play] = []
+    for k, part in enumerate(rule.suit_parts()):
+        parts.append(part)
+        if k >= 40:
+            break
+    if free_n == 0:
+        return parts
+    out: list[Play] = []
+    others = [c for c in hand if eff[c.index] != rule.suit]
+    non_trump = [c for c in others if eff[c.index] != TRUMP]
+    by_cost = sorted(others, key=lambda c: _cost(c, to) - (100 if eff[c.index] != TRUMP else 0))
+    cheap_no_points = sorted(others, key=lambda c: (eff[c.index] == TRUMP, c.points > 0, _cost(c, to)))
+    points_first = sorted(non_trump, key=lambda c: (-c.points, _cost(c, to))) + sorted(
+        (c for c in others if eff[c.index] == TRUMP), key=lambda c: _cost(c, to)
+    )
+    for part in parts[:8]:
+        for filler in (cheap_no_points[:free_n], points_first[:free_n], by_cost[:free_n]):
+            if len(filler) == free_n:
+                out.append(part + tuple(filler))
+    # trump-ins: all the play in trumps (only when void in the led side suit)
+    if rule.k == 0 and lead.suit != TRUMP:
+        trumps = sorted((c for c in hand if eff[c.index] == TRUMP), key=lambda c: _cost(c, to))
+        if len(trumps) >= free_n:
+            combos = itertools.combinations(trumps, free_n)
+            seen: set[Play] = set()
+            for k, combo in enumerate(combos):
+                if k > 300:
+                    break
+                if combo in seen:
+                    continue
+                seen.add(combo)
+                if trump_in_key(combo, lead, to) is not None:
+                    out.append(combo)
+    return out or parts
+
+
+def choose_play(
+    hand: Sequence[Card],
+    seat: int,
+    to: TrumpOrder,
+    rules: RuleSet,
+    dealer: int,
+    current: Sequence[tuple[int, Play]],
+    pool: Sequence[Card],
+    voids: Sequence[set[str]] | None = None,
+) -> Play:
+    """The rules bot's play: a lead, throw or follow (always legal)."""
+    return ranked_plays(hand, seat, to, rules, dealer, current, pool, voids)[0][1]
+
+
+def ranked_plays(
+    hand: Sequence[Card],
+    seat: int,
+    to: TrumpOrder,
+    rules: RuleSet,
+    dealer: int,
+    current: Sequence[tuple[int, Play]],
+    pool: Sequence[Card],
+    voids: Sequence[set[str]] | None = None,
+) -> list[tuple[float, Play]]:
+    """Sensible legal plays with the rules bot's score, best first (the search bot's candidates)."""
+    partner = (seat + 2) % 4
+    dealer_side = (seat - dealer) % 2 == 0
+    vs = voids or [set(), set(), set(), set()]
+    if not current:
+        opp = vs[(seat + 1) % 4] | vs[(seat + 3) % 4]
+        return _lead(hand, to, pool, dealer_side=dealer_side, opp_voids=opp, partner_voids=vs[partner])
+    lead = decompose(current[0][1], to, lead=True)
+    rule = FollowRule(lead, hand, to)
+    cands = _candidates(rule, hand, to, lead)
+    plays = [c for _, c in current]
+    table_points = sum(c.points for p in plays for c in p)
+    winner_now = current[resolve_trick(plays, to, lead).winner][0]
+    last = len(current) == 3
+    partner_winning = winner_now == partner
+    scored: dict[Play, float] = {}
+    for cand in cands:
+        key = tuple(sorted(cand, key=lambda c: c.index))
+        if key in scored or rule.check(cand) is not None:
+            continue
+        res = resolve_trick([*plays, cand], to, lead)
+        we_win = res.winner == len(plays)
+        pts = sum(c.points for c in cand)
+        cost = _play_cost(cand, to)
+        red5 = cand.count(FIVE_HEARTS)
+        if partner_winning and not we_win:
+            # feed points to the partner (送分), but keep strong cards: safer when we play last
+            score = pts * (2.0 if last else 1.2) - cost * 0.3
+        elif we_win:
+            stake = table_points + pts
+            score = (stake * 1.5 + 12 if (last or stake >= 10) else 4) - cost * 0.45
+            if not last:
+                score -= 3  # it may still be beaten
+        else:
+            score = -pts * 2.0 - cost * 0.35
+        if rules.red5_bonus and red5:
+            score -= 25 * red5  # 5h costs 50 when it has to be given, earns 50 kept to the end
+        scored[key] = score
+    if not scored:  # pragma: no cover - the candidates always hold a legal follow
+        return [(0.0, next(rule.legal_plays()))]
+    return sorted(((sc, p) for p, sc in scored.items()), key=lambda sp: -sp[0])
+
+
+# -- burying, bidding, frying ---------------------------------------------------------------------
+
+
+def choose_bury(hand: Sequence[Card], to: TrumpOrder, *, own_side_holds: bool) -> Play:
+    """Eight cards to bury: void short side suits, keep trumps and top cards, mind the points."""
+    eff = to.eff
+    lengths: dict[str, int] = {}
+    for c in hand:
+        lengths[eff[c.index]] = lengths.get(eff[c.index], 0) + 1
+
+    def keep_value(c: Card) -> float:
+        e = eff[c.index]
+        v = _cost(c, to)
+        if e == TRUMP:
+            v += 100
+        if hand.count(c) == 2:
+            v += 14  # pairs are worth keeping
+        if c.rank == Rank.ACE:
+            v += 10
+        v += lengths[e] * 1.5  # short suits go first: voids let us trump in
+        if c.points:
+            v += -6 if own_side_holds else 12  # keep points out of a kitty the others may take
+        return v
+
+    return tuple(sorted(hand, key=keep_value)[:8])
+
+
+def _trump_strength(hand: Sequence[Card], rules: RuleSet, level: Rank, trump: Suit | None) -> float:
+    to = TrumpOrder.of(rules, level, trump)
+    score = 0.0
+    for c in hand:
+        if to.eff[c.index] == TRUMP:
+            score += 1.0 + (to.order[c.index] >= 56) * 0.6
+    return score
+
+
+def _bid_choice(view: View, options: list[dict[str, object]], *, fry: bool) -> Action | None:
+    rules = view.rules
+    level = Rank.parse(view.level)
+    hand = list(view.hand)
+    n = max(len(hand), 1)
+    best: tuple[float, Action] | None = None
+    for opt in options:
+        cards = tuple(_parse(str(opt["cards"])))
+        choose = opt.get("choose")
+        try:
+            shape = classify_bid(cards, level, None if choose is None else str(choose))  # type: ignore[arg-type]
+        except ValueError:
+            continue
+        strength = _trump_strength(hand, rules, level, shape.trump) / n
+        if shape.kind == BidKind.JOKER_PAIR:
+            aces = sum(1 for c in hand if c.rank == Rank.ACE)
+            strength = 0.18 + aces * 0.03
+        kind = "fry" if fry else "bid"
+        score = strength + (0.02 if shape.kind != BidKind.SINGLE else 0)
+        if best is None or score > best[0]:
+            best = (score, Action(kind, view.seat, cards, None if choose is None else str(choose)))
+    if best is None:
+        return None
+    needed = 0.36 if fry else (0.30 if view.phase == Phase.COUNTDOWN else 0.34)
+    if len(hand) < 10 and not fry and view.phase != Phase.COUNTDOWN:
+        return None  # too early to judge: wait (等牌)
+    if best[0] >= needed:
+        return best[1]
+    if view.phase == Phase.COUNTDOWN and view.dealer is None and not view.bids:
+        return best[1]  # the first hand: better some trump than a redeal
+    return None
+
+
+def _parse(text: str) -> list[Card]:
+    from chaodipi.cards import parse_cards
+
+    return parse_cards(text)
+
+
+class RulesBot:
+    """Rule-of-thumb play (see the module docstring). Deterministic for a given seed."""
+
+    name = "rules"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+
+    def act(self, view: View) -> Action | None:
+        legal = view.legal
+        if view.phase in (Phase.DEAL, Phase.COUNTDOWN):
+            return _bid_choice(view, list(legal.get("bids", [])), fry=False)
+        if view.phase == Phase.BURY:
+            to = order_of_view(view) if view.trump is not None else _any_order(view)
+            own = view.dealer is not None and (view.seat - view.dealer) % 2 == 0
+            return Action("bury", view.seat, choose_bury(view.hand, to, own_side_holds=own))
+        if view.phase == Phase.FRY:
+            fry = _bid_choice(view, list(legal.get("fries", [])), fry=True)
+            return fry if fry is not None else Action("pass", view.seat)
+        if view.phase == Phase.PLAY:
+            know = Knowledge.from_view(view)
+            pool = [c for c, n in know.unseen.items() for _ in range(n)]
+            assert view.dealer is not None
+            cards = choose_play(
+                view.hand, view.seat, know.to, view.rules, view.dealer, view.current_trick, pool, know.voids
+            )
+            return Action("play", view.seat, cards)
+        return None
+
+
+def _any_order(view: View) -> TrumpOrder:
+    level = None if view.level == "flag" else Rank.parse(view.level)
+    return TrumpOrder.of(view.rules, level, None)

@@ -1,0 +1,352 @@
+"""``chaodipi play``: a game in the terminal against three bots.
+
+You sit South (南, seat 0); your partner North and the opponents East and West are bots.
+You see your hand sorted by effective suit, the table, trump, points and levels; you may bid
+while the cards are dealt, bury, fry, and play by typing cards in the notation (``Ah Ah``,
+``10s``, ``BJ``; Tab completes). Commands at any prompt: ``?`` lists the legal choices,
+``hint`` shows the rules bot's suggestion, ``auto`` plays it, ``history`` shows the tricks,
+``quit`` leaves.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections.abc import Callable
+
+from chaodipi.bots import make_bot
+from chaodipi.bots.base import Bot, apply_action
+from chaodipi.bots.rules_bot import RulesBot
+from chaodipi.cards import Card, CardError, format_cards, parse_cards
+from chaodipi.game import Game, team_of
+from chaodipi.hand import Action, Event, Hand, IllegalActionError, Phase, View
+from chaodipi.rules import RuleSet
+from chaodipi.trump import EFFECTIVE_SUITS
+
+__all__ = ["TerminalGame", "main"]
+
+SEATS = ("南 South (you)", "东 East", "北 North (partner)", "西 West")
+SHORT = ("S", "E", "N", "W")
+SUIT_LABEL = {"trump": "主 trump", "s": "♠ spades", "h": "♥ hearts", "c": "♣ clubs", "d": "♦ diamonds"}
+COMMANDS = ("?", "hint", "auto", "history", "quit", "pass", "nt")
+
+
+class Quit(Exception):
+    """The player typed quit (or the input ended)."""
+
+
+class TerminalGame:
+    """The game loop; ``read`` and ``write`` are the terminal (``input``/``print`` by default)."""
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        *,
+        bot: str = "rules",
+        seed: int = 1,
+        hands: int | None = None,
+        read: Callable[[str], str] = input,
+        write: Callable[[str], None] = print,
+    ) -> None:
+        self.rules = rules
+        self.game = Game(rules, seed)
+        self.bots: list[Bot | None] = [None] + [make_bot(bot, seed=seed * 10 + s) for s in (1, 2, 3)]
+        self.advisor = RulesBot(seed)
+        self.max_hands = hands
+        self.read = read
+        self.write = write
+        self.hand: Hand | None = None
+        self._completions: list[str] = []
+
+    # -- input -------------------------------------------------------------------------------
+    def ask(self, prompt: str, view: View) -> str:
+        self._completions = sorted({str(c) for c in view.hand}) + list(COMMANDS)
+        while True:
+            try:
+                text = self.read(prompt).strip()
+            except EOFError:
+                raise Quit() from None
+            if text == "quit":
+                raise Quit()
+            if text == "history":
+                self.show_history()
+                continue
+            if text == "?":
+                self.show_legal(view)
+                continue
+            if text == "hint":
+                self.write(f"hint: {self.suggest(view)}")
+                continue
+            return text
+
+    def completer(self, text: str, state: int) -> str | None:
+        matches = [c for c in self._completions if c.lower().startswith(text.lower())]
+        return matches[state] if state < len(matches) else None
+
+    def suggest(self, view: View) -> str:
+        action = self.advisor.act(view)
+        if action is None:
+            return "pass"
+        return format_cards(action.cards) + (f" {action.choose}" if action.choose else "") if action.cards else "pass"
+
+    # -- display -----------------------------------------------------------------------------
+    def show_hand(self, view: View) -> None:
+        hand = self.hand
+        assert hand is not None
+        by_suit: dict[str, list[Card]] = {}
+        for c in view.hand:
+            by_suit.setdefault(hand.to.eff[c.index], []).append(c)
+        self.write("your hand:")
+        for suit in EFFECTIVE_SUITS:
+            if suit in by_suit:
+                self.write(f"  {SUIT_LABEL[suit]:11} {format_cards(by_suit[suit])}")
+
+    def show_table(self, view: View) -> None:
+        g = self.game
+        levels = f"levels 级: 南北 {g.progress[0]}, 东西 {g.progress[1]}"
+        trump = view.trump if view.trump is not None else "?"
+        dealer = "?" if view.dealer is None else SEATS[view.dealer]
+        self.write(f"— level {view.level}, trump {trump}, dealer 庄家 {dealer}; scoring side points 分 {view.points}")
+        self.write(f"  {levels}")
+        if view.current_trick:
+            self.write("  on the table: " + "  ".join(f"{SHORT[p]}:{format_cards(c)}" for p, c in view.current_trick))
+
+    def show_legal(self, view: View) -> None:
+        legal = view.legal
+        if "follows" in legal:
+            more = " …" if legal.get("more") else ""
+            self.write("legal: " + " | ".join(legal["follows"]) + more)
+        elif "leads" in legal:
+            self.write("legal leads: " + " | ".join(legal["leads"]) + " (or several units of one suit: a throw)")
+        elif "bids" in legal:
+            self.write(
+                "legal bids: " + (" | ".join(_bid_text(b) for b in legal["bids"]) or "none") + " (enter: no bid)"
+            )
+        elif "fries" in legal:
+            self.write("legal fries: " + (" | ".join(_bid_text(b) for b in legal["fries"]) or "none") + " | pass")
+        elif "bury" in legal:
+            self.write(f"bury any {legal['bury']} cards of your hand")
+
+    def show_history(self) -> None:
+        hand = self.hand
+        if hand is None or not hand.tricks:
+            self.write("no tricks yet")
+            return
+        for i, t in enumerate(hand.tricks, 1):
+            plays = "  ".join(f"{SHORT[p]}:{format_cards(c)}" for p, c in t.plays)
+            self.write(f"  trick {i:2}: {plays} → {SHORT[t.winner]} ({t.points})")
+
+    def announce(self, start: int) -> None:
+        """Print what happened since log entry ``start`` that South may see."""
+        hand = self.hand
+        assert hand is not None
+        for item in hand.log[start:]:
+            if not isinstance(item, Event) or not (item.public or item.player == 0):
+                continue
+            who = "" if item.player is None else SEATS[item.player] + ": "
+            if item.what in ("bid", "bid_void"):
+                shown = format_cards(item.cards) if item.public or item.player == 0 else "(dark bid)"
+                self.write(f"{who}bids {shown} {item.detail}".rstrip())
+            elif item.what == "fried":
+                self.write(f"{who}fries 炒底 {format_cards(item.cards)} {item.detail}".rstrip())
+            elif item.what == "passed":
+                self.write(f"{who}passes")
+            elif item.what == "trick":
+                t = hand.tricks[-1]
+                plays = "  ".join(f"{SHORT[p]}:{format_cards(c)}" for p, c in t.plays)
+                self.write(f"trick: {plays} → {SEATS[t.winner]} wins {t.points}")
+            elif item.what == "closed" and item.player is not None:
+                self.write(f"bidding closed: the dealer 庄家 is {SEATS[item.player]}")
+            elif item.what in (
+                "throw_failed",
+                "kou_di",
+                "kitty_shown",
+                "forced_red5",
+                "kept_red5",
+                "fry_failed",
+                "frying_over",
+                "kitty_trump",
+                "redeal",
+                "red5_shown",
+                "bid_shown",
+            ):
+                self.write(item.describe())
+
+    # -- the loop ------------------------------------------------------------------------------
+    def human(self, hand: Hand) -> Action | None:
+        view = hand.view(0)
+        phase = hand.phase
+        if phase in (Phase.DEAL, Phase.COUNTDOWN):
+            self.show_hand(view)
+            self.show_legal(view)
+            while True:
+                text = self.ask("bid> ", view)
+                if text in ("", "pass"):
+                    return None
+                action = self._parse_bid("bid", text)
+                if action is None:
+                    self.write(f"not cards: {text!r}")
+                    continue
+                bid = action
+                if hand.can_bid(0, bid.cards, bid.choose):
+                    return bid
+                self.write(f"not a bid you can make now: {self._why(hand.verify_bid, 0, bid.cards, bid.choose)}")
+        if phase == Phase.BURY:
+            self.show_hand(view)
+            self.write(f"you hold the kitty 底牌: bury 8 cards (suggested: {self.suggest(view)})")
+            while True:
+                text = self.ask("bury> ", view)
+                if text == "auto":
+                    return self.advisor.act(view)
+                try:
+                    cards = parse_cards(text)
+                except CardError as exc:
+                    self.write(str(exc))
+                    continue
+                if hand.can_bury(0, cards):
+                    return Action("bury", 0, tuple(cards))
+                self.write(self._why(hand.verify_bury, 0, cards))
+        if phase == Phase.FRY:
+            self.show_hand(view)
+            self.show_legal(view)
+            while True:
+                text = self.ask("fry> ", view)
+                if text in ("", "pass"):
+                    return Action("pass", 0)
+                if text == "auto":
+                    return self.advisor.act(view)
+                action = self._parse_bid("fry", text)
+                if action is not None and hand.can_fry(0, action.cards, action.choose):
+                    return action
+                self.write(f"not a fry you can make: {text!r}")
+        # play
+        self.show_table(view)
+        self.show_hand(view)
+        self.show_legal(view)
+        while True:
+            text = self.ask("play> ", view)
+            if text == "auto":
+                return self.advisor.act(view)
+            if not text:
+                self.write("type the cards to play, e.g. Ah or 9h 9h (? lists the legal plays, hint suggests one)")
+                continue
+            try:
+                cards = parse_cards(text)
+            except CardError as exc:
+                self.write(f"{exc}")
+                continue
+            if hand.can_play(0, cards):
+                return Action("play", 0, tuple(cards))
+            self.write(f"illegal: {self._why(hand.verify_play, 0, cards)}")
+
+    @staticmethod
+    def _why(check: Callable[..., object], *args: object) -> str:
+        try:
+            check(*args)
+        except (IllegalActionError, ValueError) as exc:
+            return str(exc)
+        return "not allowed now"
+
+    @staticmethod
+    def _parse_bid(kind: str, text: str) -> Action | None:
+        parts = text.split()
+        choose = None
+        if parts and parts[-1].lower() in ("s", "h", "c", "d", "nt"):
+            choose = parts.pop().lower()
+        try:
+            cards = tuple(parse_cards(" ".join(parts)))
+        except CardError:
+            return None
+        return Action(kind, 0, cards, choose) if cards else None
+
+    def play_hand(self, hand: Hand) -> None:
+        self.hand = hand
+        seen = 0
+        last_options: list[object] = []
+        while hand.phase == Phase.DEAL:
+            ev = hand.deal_card()
+            seat = ev.player if ev.player is not None else 0
+            options = hand.possible_bids(seat) if hand.phase == Phase.DEAL else []
+            if not options:
+                continue
+            if seat == 0:
+                if options == last_options:
+                    continue
+                last_options = list(options)
+                self.write(f"dealt {len(hand.hands[0])} cards to you; you may bid now")
+                action = self.human(hand)
+            else:
+                bot = self.bots[seat]
+                assert bot is not None
+                action = bot.act(hand.view(seat))
+            if action is not None:
+                apply_action(hand, seat, action)
+            self.announce(seen)
+            seen = len(hand.log)
+        if hand.phase == Phase.COUNTDOWN:
+            self.write("the deal is over: last chance to bid (countdown 倒计时)")
+            for seat in range(4):
+                if not hand.possible_bids(seat):
+                    continue
+                bot = self.bots[seat]
+                action = self.human(hand) if bot is None else bot.act(hand.view(seat))
+                if action is not None:
+                    apply_action(hand, seat, action)
+            hand.close_bidding()
+        self.announce(seen)
+        seen = len(hand.log)
+        while hand.phase not in (Phase.OVER, Phase.REDEAL):
+            turn = hand.to_act()
+            assert turn is not None
+            bot = self.bots[turn]
+            action = self.human(hand) if bot is None else bot.act(hand.view(turn))
+            assert action is not None
+            apply_action(hand, turn, action)
+            self.announce(seen)
+            seen = len(hand.log)
+        if hand.result is not None:
+            res = hand.result
+            s = res.settlement
+            self.write(
+                f"hand over: scoring side total {res.points} (tricks {res.trick_points}, kou di {res.kou_di}); "
+                f"{'; '.join(s.events)}"
+            )
+
+    def run(self) -> int:
+        played = 0
+        try:
+            while not self.game.over and (self.max_hands is None or played < self.max_hands):
+                hand = self.game.new_hand()
+                self.write(f"=== hand {len(self.game.hands)} ===")
+                self.play_hand(hand)
+                self.game.finish_hand()
+                if hand.phase == Phase.OVER:
+                    played += 1
+            if self.game.winner is not None:
+                mine = self.game.winner == team_of(0)
+                self.write(f"game over: {'you and North win' if mine else 'East and West win'}!")
+        except Quit:
+            self.write("bye")
+        return 0
+
+
+def _bid_text(b: dict[str, object]) -> str:
+    return f"{b['cards']}" + (f" {b['choose']}" if b.get("choose") else "")
+
+
+def main(preset: str, bot: str, seed: int | None, hands: int | None) -> int:
+    """Run the terminal game with readline completion when available."""
+    rules = RuleSet.preset(preset)
+    game = TerminalGame(rules, bot=bot, seed=seed if seed is not None else random.randrange(1 << 30), hands=hands)
+    try:
+        import readline
+
+        readline.set_completer(game.completer)
+        readline.set_completer_delims(" ")
+        readline.parse_and_bind("tab: complete")
+    except ImportError:  # pragma: no cover - readline is missing on some platforms
+        pass
+    game.write(f"炒地皮 — preset {rules.name}; you are South (南), partner North; bots: {bot}. Type ? for help.")
+    code = game.run()
+    sys.stdout.flush()
+    return code
