@@ -236,12 +236,25 @@ def ranked_plays(
 # -- burying, bidding, frying ---------------------------------------------------------------------
 
 
-def choose_bury(hand: Sequence[Card], to: TrumpOrder, *, own_side_holds: bool) -> Play:
-    """Eight cards to bury: void short side suits, keep trumps and top cards, mind the points."""
+def choose_bury(
+    hand: Sequence[Card],
+    to: TrumpOrder,
+    *,
+    own_side_holds: bool,
+    point_weight: float | None = None,
+    void_weight: float = 1.5,
+) -> Play:
+    """Eight cards to bury: void short side suits, keep trumps and top cards, mind the points.
+
+    ``own_side_holds``: whether the burier's side expects to win the last trick (then points
+    in the kitty are safe from capture: load it); otherwise keep points out of a kitty the
+    other side may kou di (seed 002).
+    """
     eff = to.eff
     lengths: dict[str, int] = {}
     for c in hand:
         lengths[eff[c.index]] = lengths.get(eff[c.index], 0) + 1
+    pw = point_weight if point_weight is not None else (-6.0 if own_side_holds else 12.0)
 
     def keep_value(c: Card) -> float:
         e = eff[c.index]
@@ -252,12 +265,19 @@ def choose_bury(hand: Sequence[Card], to: TrumpOrder, *, own_side_holds: bool) -
             v += 14  # pairs are worth keeping
         if c.rank == Rank.ACE:
             v += 10
-        v += lengths[e] * 1.5  # short suits go first: voids let us trump in
+        v += lengths[e] * void_weight  # short suits go first: voids let us trump in
         if c.points:
-            v += -6 if own_side_holds else 12  # keep points out of a kitty the others may take
+            v += pw
         return v
 
     return tuple(sorted(hand, key=keep_value)[:8])
+
+
+def holds_last_trick(hand: Sequence[Card], to: TrumpOrder) -> bool:
+    """A rough guess whether a hand is strong enough in trumps to win the last trick (保底)."""
+    trumps = [c for c in hand if to.eff[c.index] == TRUMP]
+    top = sum(1 for c in trumps if to.order[c.index] >= 56)
+    return len(trumps) >= 12 and top >= 4
 
 
 def _trump_strength(hand: Sequence[Card], rules: RuleSet, level: Rank, trump: Suit | None) -> float:
@@ -322,8 +342,7 @@ class RulesBot:
             return _bid_choice(view, list(legal.get("bids", [])), fry=False)
         if view.phase == Phase.BURY:
             to = order_of_view(view) if view.trump is not None else _any_order(view)
-            own = view.dealer is not None and (view.seat - view.dealer) % 2 == 0
-            return Action("bury", view.seat, choose_bury(view.hand, to, own_side_holds=own))
+            return Action("bury", view.seat, choose_bury(view.hand, to, own_side_holds=holds_last_trick(view.hand, to)))
         if view.phase == Phase.FRY:
             fry = _bid_choice(view, list(legal.get("fries", [])), fry=True)
             return fry if fry is not None else Action("pass", view.seat)

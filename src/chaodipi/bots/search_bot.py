@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import random
 import time
+from dataclasses import replace
 
-from chaodipi.bots.knowledge import Knowledge
-from chaodipi.bots.rules_bot import RulesBot, choose_play, ranked_plays
-from chaodipi.cards import Card, Rank
+from chaodipi.bots.knowledge import Knowledge, order_of_view
+from chaodipi.bots.rules_bot import RulesBot, choose_bury, choose_play, holds_last_trick, ranked_plays
+from chaodipi.cards import Card, Rank, parse_cards
 from chaodipi.hand import Action, Hand, Phase, View
-from chaodipi.settlement import Progress, level_change
+from chaodipi.settlement import Progress
 from chaodipi.trump import TrumpOrder
 
 __all__ = ["SearchBot", "sample_world"]
@@ -84,14 +85,19 @@ class SearchBot:
 
     name = "search"
 
-    def __init__(self, seed: int = 0, budget: float = 0.25, samples: float = 24, candidates: float = 6) -> None:
+    def __init__(self, seed: int = 0, budget: float = 0.25, samples: float = 40, candidates: float = 4) -> None:
         self.rng = random.Random(seed)
         self.rules_bot = RulesBot(seed)
         self.budget = float(budget)
         self.max_samples = int(samples)
         self.max_candidates = int(candidates)
+        self.bury_budget = min(0.8, 3 * self.budget)
 
     def act(self, view: View) -> Action | None:
+        if view.phase == Phase.BURY and view.dealer is not None and view.level != "flag":
+            return self._bury(view)
+        if view.phase == Phase.COUNTDOWN and view.dealer is not None and view.legal.get("bids"):
+            return self._countdown_bid(view)
         if view.phase != Phase.PLAY:
             return self.rules_bot.act(view)
         know = Knowledge.from_view(view)
@@ -123,11 +129,102 @@ class SearchBot:
         best = max(range(len(cands)), key=lambda i: (round(totals[i] / runs, 6), -i))
         return Action("play", view.seat, cands[best])
 
-    def _rollout(self, view: View, to: TrumpOrder, hands: list[list[Card]], kitty: list[Card], cand: Play) -> float:
+    def _countdown_bid(self, view: View) -> Action | None:
+        """At the countdown, with the whole hand known: bid, or not, as sampled deals say is best.
+
+        Each option (no bid — the standing trump, or no-trump if none —, or a legal bid) is played
+        out on sampled deals: the dealer takes the kitty and buries as the rules bot does, then
+        the rules policy plays the hand.
+        """
+        assert view.dealer is not None
+        options: list[Action | None] = [None]
+        seen_trumps: set[str | None] = {view.trump}
+        for b in view.legal.get("bids", []):
+            cards = tuple(parse_cards(str(b["cards"])))
+            choose = b.get("choose")
+            action = Action("bid", view.seat, cards, None if choose is None else str(choose))
+            trump = _bid_trump(view, action)
+            if trump not in seen_trumps:
+                seen_trumps.add(trump)
+                options.append(action)
+        if len(options) == 1:
+            return None
+        unseen = [c for c in Card.ALL for _ in (0, 1)]
+        for c in view.hand:
+            unseen.remove(c)
+        deadline = time.perf_counter() + self.bury_budget
+        totals = [0.0] * len(options)
+        for _ in range(self.max_samples):
+            self.rng.shuffle(unseen)
+            others = [unseen[0:25], unseen[25:50], unseen[50:75]]
+            kitty = unseen[75:83]
+            hands = [list(view.hand) if s == view.seat else others[(s - view.seat - 1) % 4] for s in range(4)]
+            for i, option in enumerate(options):
+                named = view.trump if option is None else _bid_trump(view, option)
+                to = order_of_view(replace(view, trump=named or "nt"))
+                dealt = [list(h) for h in hands]
+                d = view.dealer
+                pick = dealt[d] + kitty
+                bury = choose_bury(pick, to, own_side_holds=holds_last_trick(pick, to))
+                for c in bury:
+                    pick.remove(c)
+                dealt[d] = pick
+                totals[i] += self._rollout(view, to, dealt, list(bury), None)
+            if time.perf_counter() > deadline:
+                break
+        best = max(range(len(options)), key=lambda i: (totals[i], -i))
+        return options[best]
+
+    def _bury(self, view: View) -> Action:
+        """Try a few burials (more or fewer points, voiding harder) and keep the best on sampled deals."""
+        to = order_of_view(view) if view.trump is not None else order_of_view(replace(view, trump="nt"))
+        hand = list(view.hand)
+        cands: list[Play] = []
+        for pw, vw in ((None, 1.5), (12.0, 1.5), (-12.0, 1.5), (12.0, 4.0), (-12.0, 4.0)):
+            holds = holds_last_trick(hand, to)
+            bury = tuple(
+                sorted(
+                    choose_bury(hand, to, own_side_holds=holds, point_weight=pw, void_weight=vw), key=lambda c: c.index
+                )
+            )
+            if bury not in cands:
+                cands.append(bury)
+        if len(cands) == 1:
+            return Action("bury", view.seat, cands[0])
+        unseen = [c for c in Card.ALL for _ in (0, 1)]
+        for c in hand:
+            unseen.remove(c)
+        assert view.dealer is not None
+        deadline = time.perf_counter() + self.bury_budget
+        totals = [0.0] * len(cands)
+        for _ in range(self.max_samples):
+            self.rng.shuffle(unseen)
+            others = [unseen[0:25], unseen[25:50], unseen[50:75]]
+            for i, bury in enumerate(cands):
+                mine = list(hand)
+                for c in bury:
+                    mine.remove(c)
+                hands = [mine if s == view.seat else others[(s - view.seat - 1) % 4] for s in range(4)]
+                totals[i] += self._rollout(view, to, hands, list(bury), None)
+            if time.perf_counter() > deadline:
+                break
+        best = max(range(len(cands)), key=lambda i: (totals[i], -i))
+        return Action("bury", view.seat, cands[best])
+
+    def _rollout(
+        self, view: View, to: TrumpOrder, hands: list[list[Card]], kitty: list[Card], cand: Play | None
+    ) -> float:
+        """Play the hand out with the rules policy (from ``cand``, or from the first lead after a burial)."""
         rules = view.rules
         assert view.dealer is not None
         level = None if view.level == "flag" else Rank.parse(view.level)
-        leader = view.current_trick[0][0] if view.current_trick else view.seat
+        current: tuple[tuple[int, Play], ...] = ()
+        points = 0
+        if cand is None:
+            leader = view.dealer
+        else:
+            leader = view.current_trick[0][0] if view.current_trick else view.seat
+            current, points = view.current_trick, view.points
         hand = Hand.in_play(
             rules,
             hands=hands,
@@ -136,10 +233,11 @@ class SearchBot:
             trump=to.trump,
             leader=leader,
             dealer_progress=Progress(rules.circles if level is None else 1, level),
-            captured=(0, view.points),
-            current=view.current_trick,
+            captured=(0, points),
+            current=current,
         )
-        hand.play(view.seat, cand)
+        if cand is not None:
+            hand.play(view.seat, cand)
         while hand.phase == Phase.PLAY:
             seat = hand.to_act()
             assert seat is not None
@@ -149,13 +247,20 @@ class SearchBot:
         return _utility(view, hand.result.points)
 
 
+def _bid_trump(view: View, action: Action) -> str:
+    """The trump a bid would name: its suit, or ``nt``."""
+    if action.choose is not None:
+        return action.choose
+    card = action.cards[0]
+    return "nt" if card.suit is None else card.suit.value
+
+
 def _utility(view: View, points: int) -> float:
-    """Levels for the bot's side (holding the table counts one), then the point margin."""
+    """Winning the hand (holding or taking the table) first, then the point margin."""
     rules = view.rules
     assert view.dealer is not None
     threshold = rules.flag_threshold if view.level == "flag" else 80
-    side, gain = level_change(rules, points, threshold)
     dealer_side = (view.seat - view.dealer) % 2 == 0
-    ours = (side.value == "dealer") == dealer_side
-    margin = (points - threshold) / 100.0
-    return (gain + 1 if ours else -(gain + 1)) + (-margin if dealer_side else margin)
+    margin = (threshold - points) if dealer_side else (points - threshold + 5)
+    won = margin > 0
+    return (1.0 if won else -1.0) + margin / 100.0

@@ -1,0 +1,145 @@
+"""Bots: the view-only interface, legal play in every preset, strength sanity, the arena."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from chaodipi.arena import run_arena, wilson
+from chaodipi.bots import BotError, make_bot, run_hand
+from chaodipi.bots.knowledge import Knowledge
+from chaodipi.bots.search_bot import SearchBot, sample_world
+from chaodipi.cards import Rank, Suit, shuffled_deck
+from chaodipi.hand import Action, Hand, Phase, View
+from chaodipi.rules import PRESET_NAMES, RuleSet
+from chaodipi.settlement import Progress
+
+from test_simulation import _allowed
+
+
+def _hand(preset: str, seed: int) -> Hand:
+    deck = shuffled_deck(random.Random(seed))
+    return Hand(RuleSet.preset(preset), deck, first_seat=seed % 4, dealer=seed % 4)
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+@pytest.mark.parametrize("name", ["random", "rules"])
+def test_bots_play_whole_hands_legally(preset: str, name: str) -> None:
+    for seed in range(4):
+        hand = run_hand(_hand(preset, seed), [make_bot(name, seed=seed * 4 + s) for s in range(4)])
+        assert hand.phase == Phase.OVER and hand.result is not None
+
+
+def test_search_bot_plays_a_whole_hand() -> None:
+    bots = [make_bot("search", seed=s, budget=0.02, samples=2) for s in range(4)]
+    hand = run_hand(_hand("anchao", 3), bots)
+    assert hand.phase == Phase.OVER
+
+
+class Spy:
+    """Wraps a bot and checks that every call gets a View showing nothing hidden."""
+
+    def __init__(self, inner: object, hand_ref: list[Hand], seat: int) -> None:
+        self.inner = inner
+        self.name = "spy"
+        self.hand_ref = hand_ref
+        self.seat = seat
+        self.calls = 0
+
+    def act(self, view: View) -> Action | None:
+        assert type(view) is View and view.seat == self.seat
+        hand = self.hand_ref[0]
+        assert not (view.cards_seen() - _allowed(hand, self.seat))
+        self.calls += 1
+        return self.inner.act(view)  # type: ignore[attr-defined, no-any-return]
+
+
+def test_search_bot_sees_only_its_view() -> None:
+    hand = _hand("standard", 5)
+    ref = [hand]
+    spies = [Spy(make_bot("search", seed=s, budget=0.02, samples=2), ref, s) for s in range(4)]
+    run_hand(hand, spies)
+    assert all(s.calls > 10 for s in spies)
+
+
+def test_search_decision_does_not_depend_on_hidden_cards() -> None:
+    """Two worlds that look the same from seat 0 but differ in the others' cards: same decision."""
+    rules = RuleSet.preset("standard")
+    rng = random.Random(8)
+    deck = shuffled_deck(rng)
+    mine = deck[:12]
+    rest = deck[12:]
+    hands_a = [mine, rest[0:12], rest[12:24], rest[24:36]]
+    kitty = rest[36:44]
+    shuffled = rest[:44]
+    random.Random(1).shuffle(shuffled)
+    hands_b = [mine, shuffled[0:12], shuffled[12:24], shuffled[24:36]]
+    kitty_b = shuffled[36:44]
+    decisions = []
+    for hands, kit in ((hands_a, kitty), (hands_b, kitty_b)):
+        hand = Hand.in_play(rules, hands=hands, kitty=kit, dealer=1, trump=Suit.HEARTS, leader=0,
+                            dealer_progress=Progress(1, Rank.SEVEN), captured=(0, 30))
+        bot = SearchBot(seed=4, budget=1000.0, samples=3)
+        action = bot.act(hand.view(0))
+        assert action is not None
+        decisions.append(action.cards)
+    assert decisions[0] == decisions[1]
+
+
+def test_sampled_worlds_respect_voids_and_sizes() -> None:
+    hand = _hand("standard", 2)
+    bots = [make_bot("rules", seed=s) for s in range(4)]
+    # play until some tricks are done, then sample from seat 0's view
+    from chaodipi.bots.base import apply_action
+
+    while hand.phase == Phase.DEAL:
+        hand.deal_card()
+    for s in range(4):
+        act = bots[s].act(hand.view(s))
+        if act is not None and hand.phase == Phase.COUNTDOWN:
+            apply_action(hand, s, act)
+    hand.close_bidding()
+    while hand.phase != Phase.PLAY or len(hand.tricks) < 8 or hand.current:
+        turn = hand.to_act()
+        assert turn is not None
+        act = bots[turn].act(hand.view(turn))
+        assert act is not None
+        apply_action(hand, turn, act)
+    view = hand.view(0)
+    know = Knowledge.from_view(view)
+    for k in range(20):
+        world = sample_world(know, view, random.Random(k))
+        assert world is not None
+        hands, kitty = world
+        assert [len(h) for h in hands] == list(view.hand_sizes)
+        assert len(kitty) == (0 if view.kitty is not None else 8)
+        for seat in (1, 2, 3):
+            assert not any(know.to.eff[c.index] in know.voids[seat] for c in hands[seat])
+
+
+def test_bot_errors_name_the_seat() -> None:
+    class Bad:
+        name = "bad"
+
+        def act(self, view: View) -> Action | None:
+            if view.phase == Phase.PLAY:
+                return Action("play", view.seat, tuple(view.hand[:2]) if len(view.hand) > 1 else ())
+            return make_bot("rules").act(view)
+
+    with pytest.raises(BotError, match="seat"):
+        run_hand(_hand("standard", 1), [Bad(), Bad(), Bad(), Bad()])
+
+
+def test_wilson_interval() -> None:
+    lo, hi = wilson(58, 100)
+    assert round(lo, 3) == 0.482 and round(hi, 3) == 0.672
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_rules_beats_random_and_the_arena_is_deterministic() -> None:
+    one = run_arena("rules", "random", deals=12, seed=3, jobs=1)
+    two = run_arena("rules", "random", deals=12, seed=3, jobs=2)
+    assert one.a_wins == two.a_wins and one.mean_margin == two.mean_margin
+    assert one.hands == 24 and one.win_rate >= 0.9
+    assert "Wilson 95%" in one.report()
