@@ -78,8 +78,16 @@ def test_search_decision_does_not_depend_on_hidden_cards() -> None:
     kitty_b = shuffled[36:44]
     decisions = []
     for hands, kit in ((hands_a, kitty), (hands_b, kitty_b)):
-        hand = Hand.in_play(rules, hands=hands, kitty=kit, dealer=1, trump=Suit.HEARTS, leader=0,
-                            dealer_progress=Progress(1, Rank.SEVEN), captured=(0, 30))
+        hand = Hand.in_play(
+            rules,
+            hands=hands,
+            kitty=kit,
+            dealer=1,
+            trump=Suit.HEARTS,
+            leader=0,
+            dealer_progress=Progress(1, Rank.SEVEN),
+            captured=(0, 30),
+        )
         bot = SearchBot(seed=4, budget=1000.0, samples=3)
         action = bot.act(hand.view(0))
         assert action is not None
