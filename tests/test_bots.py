@@ -14,7 +14,6 @@ from chaodipi.cards import Rank, Suit, shuffled_deck
 from chaodipi.hand import Action, Hand, Phase, View
 from chaodipi.rules import PRESET_NAMES, RuleSet
 from chaodipi.settlement import Progress
-
 from test_simulation import _allowed
 
 
