@@ -430,3 +430,20 @@ def test_jack_rule_contest_whatever_p() -> None:
     _play_out(hand, ["3d", "Jh", "4d", "6d"])
     s = hand.result.settlement if hand.result else None
     assert s is not None and s.table is Side.DEALER and s.dealer.level is not None and s.dealer.level < Rank.JACK
+
+
+def test_dark_fry_over_ones_own_standing_bid_is_judged_by_strength() -> None:
+    # anchao (C<D<S<H): 0 bids spades, 1's dark clubs bid is void; 0 cannot know it stands and fries hearts
+    hand = new_hand("anchao", {0: "8s 8s 8h 8h", 1: "8c 8c"}, dealer=0, level=Rank.EIGHT)
+    hand.deal_all()
+    hand.bid(0, P("8s 8s"))
+    assert hand.bid(1, P("8c 8c")).what == "bid_void"
+    hand.close_bidding()
+    hand.bury(0, [c for c in hand.hands[0] if c.rank != Rank.EIGHT][:8])
+    while hand.fry_next != 0:
+        hand.pass_fry(hand.fry_next or 0)
+    hand.fry(0, P("8h 8h"))
+    hand.bury(0, [c for c in hand.hands[0] if c.rank != Rank.EIGHT][:8])
+    while hand.phase == Phase.FRY:
+        hand.pass_fry(hand.fry_next or 0)
+    assert hand.trump == Suit.HEARTS and hand.adjustments == []

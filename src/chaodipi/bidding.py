@@ -301,7 +301,7 @@ class Bidding:
         return self._standing.trump
 
     # -- the one rule -----------------------------------------------------
-    def _resolve(self, bid: Bid, *, fry: bool) -> StandingBid | str:
+    def _resolve(self, bid: Bid, *, fry: bool, dark: bool = False) -> StandingBid | str:
         """The standing bid that ``bid`` would make, or the reason it is not allowed. Raises on bad requests."""
         try:
             shape = classify_bid(bid.cards, self.level, bid.choose)
@@ -329,7 +329,9 @@ class Bidding:
                 if fry:
                     return "showing the twin of one's own bid reinforces it; it is not a fry (RULES §10.2)"
                 return StandingBid(bid.player, shape.kind, shape.trump, shape.token, bid.cards)
-            return f"player {bid.player} cannot override their own standing bid (RULES §9.3)"
+            if not (dark and fry):
+                return f"player {bid.player} cannot override their own standing bid (RULES §9.3)"
+            # RULES §10.5: a dark fryer cannot know their bid still stands; the fry is judged by strength alone
 
         # RULES §9.2: look-back 回头望/钩回 — the first single bidder shows the pair after another's override.
         # A 5h 5h pair is always the 5h bid with a free choice, never a look-back; a reinforced single is
@@ -393,9 +395,9 @@ class Bidding:
         self._commit(bid, result)
         return result
 
-    def offer(self, bid: Bid, *, fry: bool = False) -> bool:
+    def offer(self, bid: Bid, *, fry: bool = False, dark: bool = False) -> bool:
         """Make ``bid`` if it is allowed, else log it as void; return whether it was valid (RULES §9.3)."""
-        result = self._resolve(bid, fry=fry)
+        result = self._resolve(bid, fry=fry, dark=dark)
         if isinstance(result, str):
             self._history.append((bid, False))
             return False

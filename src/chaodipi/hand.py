@@ -678,7 +678,7 @@ class Hand:
         assert self.bidding is not None
         bid = self._make_bid(player, cards, choose)
         self._record(Action("fry", player, tuple(cards), choose))
-        valid = self.bidding.offer(bid, fry=True)
+        valid = self.bidding.offer(bid, fry=True, dark=self.dark)
         self.bid_log.append((player, bid, valid, True))
         self.fries += 1
         self.last_bidder = player
