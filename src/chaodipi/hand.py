@@ -356,7 +356,6 @@ class Hand:
         if current:
             hand.current = [(p, tuple(c)) for p, c in current]
             hand.lead_format = decompose(hand.current[0][1], hand.to, lead=True)
-            hand.played_out = [c for c in rest]
         return hand
 
     # -- helpers -----------------------------------------------------------------------
