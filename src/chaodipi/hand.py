@@ -34,7 +34,17 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from chaodipi.bidding import Bid, Bidding, BidError, BidKind, StandingBid, classify_bid, format_trump, kitty_trump
+from chaodipi.bidding import (
+    Bid,
+    Bidding,
+    BidError,
+    BidKind,
+    StandingBid,
+    classify_bid,
+    format_trump,
+    kitty_trump,
+    parse_choice,
+)
 from chaodipi.cards import Card, Rank, Suit, format_cards, parse_cards, points_of
 from chaodipi.leads import unit_leads
 from chaodipi.play import FollowRule, check_throw
@@ -429,7 +439,7 @@ class Hand:
     # -- bids (RULES §9) ----------------------------------------------------------------
     def _make_bid(self, player: int, cards: Sequence[Card], choose: str | None) -> Bid:
         try:
-            return Bid(player, tuple(cards), None if choose is None else _choice(choose))
+            return Bid(player, tuple(cards), None if choose is None else parse_choice(choose))
         except BidError as exc:
             raise IllegalActionError(str(exc)) from None
 
@@ -1036,9 +1046,3 @@ class Hand:
 
     def iter_events(self) -> Iterator[Event]:
         return (e for e in self.log if isinstance(e, Event))
-
-
-def _choice(text: str) -> Any:
-    from chaodipi.bidding import parse_choice
-
-    return parse_choice(text)

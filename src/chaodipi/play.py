@@ -22,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from chaodipi.cards import Card, Rank, Suit, format_cards
+from chaodipi.cards import Card, Rank, format_cards
 from chaodipi.rules import ThrowFailPlay, TrumpFtkFollow
 from chaodipi.trump import EFFECTIVE_SUITS, TRUMP, TrumpOrder
 from chaodipi.units import Format, PlayError, Unit, UnitKind, count_cards, decompose, ftk_suits, pair_runs
@@ -414,11 +414,3 @@ def check_throw(lead: Sequence[Card], others: Sequence[Sequence[Card]], to: Trum
         unit = min(failed, key=lambda u: (max(to.order[c.index] for c in u.cards), u.size, natural(u.cards[0])))
         forced = unit.cards
     return ThrowResult(False, fmt, failed, forced)
-
-
-def lead_suit_name(suit: str) -> str:
-    return SUIT_NAMES[suit]
-
-
-def _unused(_: Suit) -> None:  # pragma: no cover - keeps the import for type checkers
-    return None

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from chaodipi.bidding import BidKind, classify_bid
 from chaodipi.bots.knowledge import Knowledge, order_of_view
-from chaodipi.cards import Card, Rank, Suit
+from chaodipi.cards import Card, Rank, Suit, parse_cards
 from chaodipi.hand import Action, Phase, View
 from chaodipi.leads import unit_leads
 from chaodipi.play import FollowRule, check_throw, unit_beaten
@@ -296,7 +296,7 @@ def _bid_choice(view: View, options: list[dict[str, object]], *, fry: bool) -> A
     n = max(len(hand), 1)
     best: tuple[float, Action] | None = None
     for opt in options:
-        cards = tuple(_parse(str(opt["cards"])))
+        cards = tuple(parse_cards(str(opt["cards"])))
         choose = opt.get("choose")
         try:
             shape = classify_bid(cards, level, None if choose is None else str(choose))  # type: ignore[arg-type]
@@ -320,12 +320,6 @@ def _bid_choice(view: View, options: list[dict[str, object]], *, fry: bool) -> A
     if view.phase == Phase.COUNTDOWN and view.dealer is None and not view.bids:
         return best[1]  # the first hand: better some trump than a redeal
     return None
-
-
-def _parse(text: str) -> list[Card]:
-    from chaodipi.cards import parse_cards
-
-    return parse_cards(text)
 
 
 class RulesBot:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from chaodipi.bots.knowledge import Knowledge, order_of_view
@@ -149,39 +150,31 @@ class SearchBot:
                 options.append(action)
         if len(options) == 1:
             return None
-        unseen = [c for c in Card.ALL for _ in (0, 1)]
-        for c in view.hand:
-            unseen.remove(c)
-        deadline = time.perf_counter() + self.bury_budget
-        totals = [0.0] * len(options)
-        for _ in range(self.max_samples):
-            self.rng.shuffle(unseen)
-            others = [unseen[0:25], unseen[25:50], unseen[50:75]]
-            kitty = unseen[75:83]
-            hands = [list(view.hand) if s == view.seat else others[(s - view.seat - 1) % 4] for s in range(4)]
-            for i, option in enumerate(options):
-                named = view.trump if option is None else _bid_trump(view, option)
-                to = order_of_view(replace(view, trump=named or "nt"))
-                dealt = [list(h) for h in hands]
-                d = view.dealer
-                pick = dealt[d] + kitty
-                bury = choose_bury(pick, to, own_side_holds=holds_last_trick(pick, to))
-                for c in bury:
-                    pick.remove(c)
-                dealt[d] = pick
-                totals[i] += self._rollout(view, to, dealt, list(bury), None)
-            if time.perf_counter() > deadline:
-                break
-        best = max(range(len(options)), key=lambda i: (totals[i], -i))
-        return options[best]
+        dealer = view.dealer
+        orders = [
+            order_of_view(replace(view, trump=(view.trump if o is None else _bid_trump(view, o)) or "nt"))
+            for o in options
+        ]
+
+        def score(i: int, others: list[list[Card]], rest: list[Card]) -> float:
+            to = orders[i]
+            dealt = [list(view.hand) if s == view.seat else list(others[(s - view.seat - 1) % 4]) for s in range(4)]
+            pick = dealt[dealer] + rest[:8]
+            bury = choose_bury(pick, to, own_side_holds=holds_last_trick(pick, to))
+            for c in bury:
+                pick.remove(c)
+            dealt[dealer] = pick
+            return self._rollout(view, to, dealt, list(bury), None)
+
+        return options[self._best_on_sampled_deals(view.hand, len(options), score)]
 
     def _bury(self, view: View) -> Action:
         """Try a few burials (more or fewer points, voiding harder) and keep the best on sampled deals."""
         to = order_of_view(view) if view.trump is not None else order_of_view(replace(view, trump="nt"))
         hand = list(view.hand)
         cands: list[Play] = []
+        holds = holds_last_trick(hand, to)
         for pw, vw in ((None, 1.5), (12.0, 1.5), (-12.0, 1.5), (12.0, 4.0), (-12.0, 4.0)):
-            holds = holds_last_trick(hand, to)
             bury = tuple(
                 sorted(
                     choose_bury(hand, to, own_side_holds=holds, point_weight=pw, void_weight=vw), key=lambda c: c.index
@@ -191,25 +184,40 @@ class SearchBot:
                 cands.append(bury)
         if len(cands) == 1:
             return Action("bury", view.seat, cands[0])
+        kept = []
+        for bury in cands:
+            mine = list(hand)
+            for c in bury:
+                mine.remove(c)
+            kept.append(mine)
+
+        def score(i: int, others: list[list[Card]], rest: list[Card]) -> float:
+            hands = [kept[i] if s == view.seat else others[(s - view.seat - 1) % 4] for s in range(4)]
+            return self._rollout(view, to, hands, list(cands[i]), None)
+
+        return Action("bury", view.seat, cands[self._best_on_sampled_deals(hand, len(cands), score)])
+
+    def _best_on_sampled_deals(
+        self, own: Sequence[Card], count: int, score: Callable[[int, list[list[Card]], list[Card]], float]
+    ) -> int:
+        """The option (0..count-1) with the best total score over random deals of the cards ``own`` lacks.
+
+        Each deal gives the three other seats 25 cards each (in play order after the bot) and leaves the
+        rest (the kitty, when there is one); every option is scored on the same deals, until the budget.
+        """
         unseen = [c for c in Card.ALL for _ in (0, 1)]
-        for c in hand:
+        for c in own:
             unseen.remove(c)
-        assert view.dealer is not None
         deadline = time.perf_counter() + self.bury_budget
-        totals = [0.0] * len(cands)
+        totals = [0.0] * count
         for _ in range(self.max_samples):
             self.rng.shuffle(unseen)
             others = [unseen[0:25], unseen[25:50], unseen[50:75]]
-            for i, bury in enumerate(cands):
-                mine = list(hand)
-                for c in bury:
-                    mine.remove(c)
-                hands = [mine if s == view.seat else others[(s - view.seat - 1) % 4] for s in range(4)]
-                totals[i] += self._rollout(view, to, hands, list(bury), None)
+            for i in range(count):
+                totals[i] += score(i, others, unseen[75:])
             if time.perf_counter() > deadline:
                 break
-        best = max(range(len(cands)), key=lambda i: (totals[i], -i))
-        return Action("bury", view.seat, cands[best])
+        return max(range(count), key=lambda i: (totals[i], -i))
 
     def _rollout(
         self, view: View, to: TrumpOrder, hands: list[list[Card]], kitty: list[Card], cand: Play | None
