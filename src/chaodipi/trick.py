@@ -20,7 +20,7 @@ from chaodipi.rules import KittyMultiplier
 from chaodipi.trump import TRUMP, TrumpOrder
 from chaodipi.units import Format, PlayError, Unit, UnitKind, count_cards, decompose, ftk_suits, pair_runs
 
-__all__ = ["PlayRole", "TrickResult", "kitty_multiplier", "resolve_trick", "trump_in_key"]
+__all__ = ["PlayRole", "TrickResult", "TrickState", "kitty_multiplier", "resolve_trick", "trick_state", "trump_in_key"]
 
 
 class PlayRole(StrEnum):
@@ -102,6 +102,8 @@ def trump_in_key(play: Sequence[Card], lead: Format, to: TrumpOrder) -> int | No
     """
     if len(play) != lead.size or any(to.eff[c.index] != TRUMP for c in play):
         return None
+    if len(play) == 1:
+        return to.order[play[0].index]
     needs = sorted(
         ((u.kind, u.pairs) for u in lead.units),
         key=lambda kl: (
@@ -143,8 +145,71 @@ def _in_suit_beats(play: Sequence[Card], unit: Unit, best: int, to: TrumpOrder) 
     return u.strength > best, u.strength
 
 
+class TrickState:
+    """A trick in progress: who is winning it and by what, so that one more play can be judged alone.
+
+    ``winner`` is the index of the winning play; ``best`` the in-suit strength to beat (for a
+    single-unit lead); ``trump_key`` the key of the winning trump-in, -1 while nobody trumped in.
+    """
+
+    __slots__ = ("best", "lead", "plays", "single_unit", "to", "trump_key", "winner")
+
+    def __init__(self, lead: Format, to: TrumpOrder) -> None:
+        self.lead = lead
+        self.to = to
+        self.single_unit = len(lead.units) == 1 and lead.units[0].kind not in (UnitKind.FTK, UnitKind.FTK_PAIR)
+        self.winner = 0
+        self.best = lead.units[0].strength
+        self.trump_key = -1
+        self.plays = 1
+
+    def judge(self, play: Sequence[Card]) -> tuple[PlayRole, int]:
+        """The role ``play`` would have as the next play, and the strength or key it would win with."""
+        fmt = self.lead
+        eff = self.to.eff
+        suit = fmt.suit
+        if all(eff[c.index] == suit for c in play):
+            if self.single_unit and self.trump_key < 0:
+                beats, strength = _in_suit_beats(play, fmt.units[0], self.best, self.to)
+                if beats:
+                    return PlayRole.BEAT, strength
+            return PlayRole.FOLLOW, 0
+        if suit != TRUMP and all(eff[c.index] == TRUMP for c in play):
+            key = trump_in_key(play, fmt, self.to)
+            if key is not None and key > self.trump_key:
+                return (PlayRole.OVER_TRUMP if self.trump_key >= 0 else PlayRole.TRUMP_IN), key
+        return PlayRole.DISCARD, 0
+
+    def wins_with(self, play: Sequence[Card]) -> bool:
+        """Whether ``play``, played next, would take the lead of the trick."""
+        return self.judge(play)[0] in (PlayRole.BEAT, PlayRole.TRUMP_IN, PlayRole.OVER_TRUMP)
+
+    def add(self, play: Sequence[Card]) -> PlayRole:
+        """Play ``play`` next; returns its role."""
+        role, value = self.judge(play)
+        if role == PlayRole.BEAT:
+            self.winner, self.best = self.plays, value
+        elif role in (PlayRole.TRUMP_IN, PlayRole.OVER_TRUMP):
+            self.winner, self.trump_key = self.plays, value
+        self.plays += 1
+        return role
+
+
 def resolve_trick(plays: Sequence[Sequence[Card]], to: TrumpOrder, lead: Format | None = None) -> TrickResult:
     """Who wins the trick and its points (RULES §7). ``plays[0]`` is the lead, taken as standing."""
+    state = trick_state(plays, to, lead)
+    roles = [PlayRole.LEAD]
+    for p in plays[1:]:
+        roles.append(state.add(p))
+    points = sum(points_of(p) for p in plays)
+    return TrickResult(state.winner, points, tuple(roles), state.lead)
+
+
+def trick_state(plays: Sequence[Sequence[Card]], to: TrumpOrder, lead: Format | None = None) -> TrickState:
+    """The state of a trick after its lead (``plays[0]``), checking that every play has the lead's size.
+
+    The plays after the lead are not added: :func:`resolve_trick` adds them one by one.
+    """
     if not plays:
         raise PlayError("a trick needs at least the lead")
     fmt = lead if lead is not None else decompose(plays[0], to, lead=True)
@@ -152,34 +217,7 @@ def resolve_trick(plays: Sequence[Sequence[Card]], to: TrumpOrder, lead: Format 
     for i, p in enumerate(plays[1:], 1):
         if len(p) != n:
             raise PlayError(f"play {i} has {len(p)} cards; the lead has {n}")
-    eff = to.eff
-    single_unit = len(fmt.units) == 1 and fmt.units[0].kind not in (UnitKind.FTK, UnitKind.FTK_PAIR)
-    unit = fmt.units[0]
-    winner = 0
-    best = unit.strength
-    trumped = False  # whether the current winner is a trump-in
-    trump_key = -1
-    roles = [PlayRole.LEAD]
-    for i, p in enumerate(plays[1:], 1):
-        suits = {eff[c.index] for c in p}
-        if suits == {fmt.suit}:
-            if single_unit and not trumped:
-                beats, strength = _in_suit_beats(p, unit, best, to)
-                if beats:
-                    winner, best = i, strength
-                    roles.append(PlayRole.BEAT)
-                    continue
-            roles.append(PlayRole.FOLLOW)
-            continue
-        if fmt.suit != TRUMP and suits == {TRUMP}:
-            key = trump_in_key(p, fmt, to)
-            if key is not None and (not trumped or key > trump_key):
-                roles.append(PlayRole.OVER_TRUMP if trumped else PlayRole.TRUMP_IN)
-                winner, trumped, trump_key = i, True, key
-                continue
-        roles.append(PlayRole.DISCARD)
-    points = sum(points_of(p) for p in plays)
-    return TrickResult(winner, points, tuple(roles), fmt)
+    return TrickState(fmt, to)
 
 
 def kitty_multiplier(lead: Format, mode: KittyMultiplier) -> int:

@@ -89,7 +89,19 @@ class TrumpOrder:
     ``level`` is None and ``trump`` None in a flag hand (扛旗: only 5h, BJ, SJ are trump).
     """
 
-    __slots__ = ("chains", "eff", "flag", "ftk_cache", "heart5_ftk_lead", "level", "order", "rules", "slots", "trump")
+    __slots__ = (
+        "chains",
+        "eff",
+        "flag",
+        "format_cache",
+        "ftk_cache",
+        "heart5_ftk_lead",
+        "level",
+        "order",
+        "rules",
+        "slots",
+        "trump",
+    )
 
     rules: RuleSet
     level: Rank | None
@@ -101,6 +113,8 @@ class TrumpOrder:
     chains: dict[str, list[list[tuple[Card, int]]]]
     heart5_ftk_lead: bool
     ftk_cache: dict[tuple[str, bool], list[Suit]]
+    #: decompositions already computed, by (lead, card indices); see :func:`chaodipi.units.decompose`
+    format_cache: dict[tuple[bool, tuple[int, ...]], object]
 
     def __init__(self, rules: RuleSet, level: Rank | None, trump: Suit | None) -> None:
         if level is not None and level > Rank.ACE:
@@ -110,6 +124,7 @@ class TrumpOrder:
         self.trump = trump if level is not None else None
         self.flag = level is None
         self.ftk_cache = {}
+        self.format_cache = {}
         eff: list[str] = []
         order: list[int] = []
         for card in Card.ALL:

@@ -216,6 +216,27 @@ def decompose(cards: Sequence[Card], to: TrumpOrder, *, lead: bool = True) -> Fo
     """
     if not cards:
         raise PlayError("no cards")
+    key = (lead, tuple(c.index for c in cards))
+    cache = to.format_cache
+    found = cache.get(key)
+    if found is None:
+        if len(cache) >= _FORMAT_CACHE_SIZE:
+            cache.clear()
+        try:
+            found = _decompose(cards, to, lead)
+        except PlayError as exc:
+            found = exc
+        cache[key] = found
+    if isinstance(found, PlayError):
+        raise type(found)(*found.args)
+    assert isinstance(found, Format)
+    return found
+
+
+_FORMAT_CACHE_SIZE = 50_000
+
+
+def _decompose(cards: Sequence[Card], to: TrumpOrder, lead: bool) -> Format:
     eff = to.eff
     suits = {eff[c.index] for c in cards}
     h5_as_heart = False

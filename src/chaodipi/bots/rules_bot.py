@@ -27,7 +27,7 @@ from chaodipi.hand import Action, Phase, View
 from chaodipi.leads import unit_leads
 from chaodipi.play import FollowRule, check_throw, unit_beaten
 from chaodipi.rules import RuleSet
-from chaodipi.trick import resolve_trick, trump_in_key
+from chaodipi.trick import trick_state, trump_in_key
 from chaodipi.trump import FIVE_HEARTS, TRUMP, TrumpOrder
 from chaodipi.units import Format, Unit, UnitKind, decompose
 
@@ -202,7 +202,10 @@ def ranked_plays(
     cands = _candidates(rule, hand, to, lead)
     plays = [c for _, c in current]
     table_points = sum(c.points for p in plays for c in p)
-    winner_now = current[resolve_trick(plays, to, lead).winner][0]
+    state = trick_state(plays, to, lead)
+    for p in plays[1:]:
+        state.add(p)
+    winner_now = current[state.winner][0]
     last = len(current) == 3
     partner_winning = winner_now == partner
     scored: dict[Play, float] = {}
@@ -210,8 +213,7 @@ def ranked_plays(
         key = tuple(sorted(cand, key=lambda c: c.index))
         if key in scored or rule.check(cand) is not None:
             continue
-        res = resolve_trick([*plays, cand], to, lead)
-        we_win = res.winner == len(plays)
+        we_win = state.wins_with(cand)
         pts = sum(c.points for c in cand)
         cost = _play_cost(cand, to)
         red5 = cand.count(FIVE_HEARTS)
