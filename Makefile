@@ -38,6 +38,7 @@ test: lint typecheck referee unit
 bench: $(STAMP)
 	$(BIN)/python bench/bench_engine.py
 	$(BIN)/python bench/bench_hands.py
+	$(BIN)/python bench/bench_bots.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache build src/*.egg-info

@@ -9,7 +9,7 @@ import pytest
 from chaodipi.arena import run_arena, wilson
 from chaodipi.bots import BotError, make_bot, run_hand
 from chaodipi.bots.knowledge import Knowledge
-from chaodipi.bots.search_bot import SearchBot, sample_world
+from chaodipi.bots.search_bot import SearchBot, sample_world, shown_cards
 from chaodipi.cards import Rank, Suit, shuffled_deck
 from chaodipi.hand import Action, Hand, Phase, View
 from chaodipi.rules import PRESET_NAMES, RuleSet
@@ -150,3 +150,94 @@ def test_rules_beats_random_and_the_arena_is_deterministic() -> None:
     assert one.a_wins == two.a_wins and one.mean_margin == two.mean_margin
     assert one.hands == 24 and one.win_rate >= 0.9
     assert "Wilson 95%" in one.report()
+
+
+def _to_phase(hand: Hand, phase: Phase, *, tricks: int = 0) -> None:
+    """Drive ``hand`` with rules bots until ``phase`` (and, in play, ``tricks`` finished tricks)."""
+    from chaodipi.bots.base import apply_action
+
+    bots = [make_bot("rules", seed=s) for s in range(4)]
+    while hand.phase == Phase.DEAL:
+        ev = hand.deal_card()
+        seat = ev.player if ev.player is not None else 0
+        if hand.phase == Phase.DEAL and hand.possible_bids(seat):
+            act = bots[seat].act(hand.view(seat))
+            if act is not None:
+                apply_action(hand, seat, act)
+    if hand.phase == Phase.COUNTDOWN:
+        for s in range(4):
+            act = bots[s].act(hand.view(s)) if hand.possible_bids(s) else None
+            if act is not None:
+                apply_action(hand, s, act)
+        hand.close_bidding()
+    while hand.phase not in (phase, Phase.OVER, Phase.REDEAL) or (phase == Phase.PLAY and len(hand.tricks) < tricks):
+        turn = hand.to_act()
+        assert turn is not None
+        act = bots[turn].act(hand.view(turn))
+        assert act is not None
+        apply_action(hand, turn, act)
+
+
+def test_sampled_worlds_leave_shown_bids_with_their_bidders() -> None:
+    """A bidder keeps the cards it showed (or, if it took the kitty, they may be in the kitty)."""
+    checked = 0
+    for seed in range(40):
+        hand = _hand("standard", seed)
+        _to_phase(hand, Phase.PLAY, tricks=3)
+        if hand.phase != Phase.PLAY:
+            continue
+        for seat in range(4):
+            view = hand.view(seat)
+            know = Knowledge.from_view(view)
+            forced = shown_cards(view, know)
+            for card, bidder, may_be_buried in forced:
+                assert bidder != seat
+                truly_there = card in hand.hands[bidder] or (may_be_buried and card in hand.kitty)
+                assert truly_there, (seed, seat, card, bidder)
+            for k in range(5):
+                world = sample_world(know, view, random.Random(k))
+                assert world is not None
+                hands, kitty = world
+                for card, bidder, may_be_buried in forced:
+                    assert card in hands[bidder] or (may_be_buried and card in kitty)
+                    checked += 1
+    assert checked > 100
+
+
+def test_dark_bids_show_nothing_to_sample_from() -> None:
+    for seed in range(10):
+        hand = _hand("anchao", seed)
+        _to_phase(hand, Phase.FRY)
+        if hand.phase != Phase.FRY:
+            continue
+        for seat in range(4):
+            view = hand.view(seat)
+            others_shown = [b for b in view.bids if b["player"] != seat and "cards" in b]
+            if not others_shown:
+                assert shown_cards(view, Knowledge.from_view(view)) == []
+
+
+def test_search_bot_chooses_fries_on_sampled_deals() -> None:
+    """Offered a fry, the search bot fries or passes, legally, and frying goes on from there."""
+    decided = set()
+    for seed in range(60):
+        hand = _hand("standard", seed)
+        _to_phase(hand, Phase.FRY)
+        while hand.phase == Phase.FRY:
+            seat = hand.to_act()
+            assert seat is not None
+            view = hand.view(seat)
+            action = SearchBot(seed=seed, budget=0.02, samples=4).act(view)
+            assert action is not None and action.kind in ("fry", "pass")
+            if view.legal.get("fries"):
+                decided.add(action.kind)
+            if action.kind == "fry":
+                hand.fry(seat, action.cards, action.choose)
+                bury = SearchBot(seed=seed, budget=0.02, samples=2).act(hand.view(seat))
+                assert bury is not None and bury.kind == "bury"
+                hand.bury(seat, bury.cards)
+            else:
+                hand.pass_fry(seat)
+        if decided == {"fry", "pass"}:
+            break
+    assert decided == {"fry", "pass"}

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from chaodipi.cards import Card, Rank, Suit, deck, format_cards, parse_cards
 from chaodipi.play import FollowRule, check_throw
 from chaodipi.rules import PRESET_NAMES, RuleSet
-from chaodipi.trick import resolve_trick
+from chaodipi.trick import resolve_trick, trick_state
 from chaodipi.trump import EFFECTIVE_SUITS, TrumpOrder
-from chaodipi.units import decompose
+from chaodipi.units import Format, PlayError, _decompose, decompose
 
 SUITS_OR_NT: list[Suit | None] = [*Suit, None]
 
@@ -141,3 +141,45 @@ def test_notation_round_trip(cards: list[Card]) -> None:
     assert parse_cards(text) == cards
     assert format_cards(parse_cards(text.lower())) == text
     assert format_cards(parse_cards(text.replace("T", "10"))) == text
+
+
+@settings(max_examples=300, deadline=None)
+@given(situations(), st.booleans())
+def test_cached_decomposition_equals_a_fresh_one(
+    sit: tuple[TrumpOrder, list[Card], list[Card], list[list[Card]]], lead: bool
+) -> None:
+    """``decompose`` answers from the trump order's cache exactly what a fresh decomposition gives."""
+    to, cards, follower, _ = sit
+    for sample in (cards, follower[:5], cards + follower[:2]):
+        try:
+            fresh: Format | str = _decompose(sample, to, lead)
+        except PlayError as exc:
+            fresh = str(exc)
+        for _ in range(2):  # the first call may fill the cache, the second reads it
+            try:
+                got: Format | str = decompose(sample, to, lead=lead)
+            except PlayError as exc:
+                got = str(exc)
+            assert got == fresh
+
+
+@settings(max_examples=200, deadline=None)
+@given(situations())
+def test_trick_state_judges_the_next_play_as_resolve_trick_does(
+    sit: tuple[TrumpOrder, list[Card], list[Card], list[list[Card]]],
+) -> None:
+    to, lead, _, others = sit
+    if not _valid_lead(to, lead):
+        return
+    plays = [lead]
+    for hand in others:
+        if len(hand) < len(lead):
+            return
+        state = trick_state(plays, to)
+        for p in plays[1:]:
+            state.add(p)
+        for k, cand in enumerate(FollowRule(lead, hand, to).legal_plays()):
+            if k == 30:
+                break
+            assert state.wins_with(cand) == (resolve_trick([*plays, cand], to).winner == len(plays))
+        plays.append(list(next(FollowRule(lead, hand, to).legal_plays())))

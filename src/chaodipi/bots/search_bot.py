@@ -11,7 +11,9 @@ given budget.
 
 from __future__ import annotations
 
+import math
 import random
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -20,19 +22,93 @@ from chaodipi.bots.knowledge import Knowledge, order_of_view
 from chaodipi.bots.rules_bot import RulesBot, choose_bury, choose_play, holds_last_trick, ranked_plays
 from chaodipi.cards import Card, Rank, parse_cards
 from chaodipi.hand import Action, Hand, Phase, View
+from chaodipi.rules import FryVisibility
 from chaodipi.settlement import Progress
 from chaodipi.trump import TrumpOrder
 
-__all__ = ["SearchBot", "sample_world"]
+__all__ = ["SearchBot", "sample_world", "shown_cards"]
 
 Play = tuple[Card, ...]
 
+#: racing: candidates are compared after this many sampled deals, and dropped when clearly worse
+_RACE_FROM = 4
+_RACE_Z = 2.0
+
+
+def _race(active: list[int], values: list[list[float]]) -> list[int]:
+    """The candidates still worth sampling: those not clearly worse than the leader.
+
+    Every candidate was played out on the same deals, so they are compared by their paired
+    differences with the leader: one is dropped when it trails by more than ``_RACE_Z``
+    standard errors, or when it has given exactly the leader's outcome on every deal so far
+    (from twice ``_RACE_FROM`` deals: the choice between them does not matter).
+    """
+    runs = len(values[active[0]])
+    if runs < _RACE_FROM or len(active) == 1:
+        return active
+    leader = max(active, key=lambda i: (statistics.fmean(values[i]), -i))
+    keep = [leader]
+    for i in active:
+        if i == leader:
+            continue
+        diffs = [a - b for a, b in zip(values[leader], values[i], strict=True)]
+        mean = statistics.fmean(diffs)
+        se = statistics.stdev(diffs) / math.sqrt(runs)
+        if mean > 0 and mean > _RACE_Z * se:
+            continue  # clearly worse
+        if runs >= 2 * _RACE_FROM and not any(diffs):
+            continue  # the same outcome every time
+        keep.append(i)
+    return sorted(keep)
+
+
+def shown_cards(view: View, know: Knowledge) -> list[tuple[Card, int, bool]]:
+    """Cards the bids showed that their bidders must still hold, as (card, seat, may be in the kitty).
+
+    A bidder keeps the cards it showed until it plays them, unless it took the kitty (the dealer
+    and every fryer) and could have buried them: then, while the kitty is hidden from this player,
+    they are in its hand or in the kitty, and once this player has seen the kitty nothing is known.
+    Dark bids whose cards are not shown say nothing.
+    """
+    holders = {view.dealer} | {int(b["player"]) for b in view.bids if b.get("fry")}
+    shown: dict[int, dict[Card, int]] = {}
+    for b in view.bids:
+        seat = int(b["player"])
+        if seat == view.seat or "cards" not in b:
+            continue
+        counts: dict[Card, int] = {}
+        for c in parse_cards(str(b["cards"])):
+            counts[c] = counts.get(c, 0) + 1
+        mine = shown.setdefault(seat, {})
+        for c, n in counts.items():
+            mine[c] = max(mine.get(c, 0), n)
+    if not shown:
+        return []
+    played: dict[tuple[int, Card], int] = {}
+    plays = [p for t in view.tricks for p in t.plays] + list(view.current_trick)
+    for seat, cards in plays:
+        for c in cards:
+            played[seat, c] = played.get((seat, c), 0) + 1
+    left = dict(know.unseen)
+    out: list[tuple[Card, int, bool]] = []
+    for seat, counts in sorted(shown.items()):
+        in_kitty = seat in holders
+        if in_kitty and know.kitty_known:
+            continue
+        for c, n in counts.items():
+            need = min(n - played.get((seat, c), 0), left.get(c, 0))
+            for _ in range(max(need, 0)):
+                out.append((c, seat, in_kitty))
+                left[c] -= 1
+    return out
+
 
 def sample_world(know: Knowledge, view: View, rng: random.Random) -> tuple[list[list[Card]], list[Card]] | None:
-    """Deal the unseen cards to the other seats (and the kitty) consistently with the shown voids.
+    """Deal the unseen cards to the other seats (and the kitty) consistently with the view.
 
-    Returns the four hands (the bot's own as it is) and the kitty, or None if no consistent
-    deal was found quickly.
+    Cards a bid showed stay with their bidder (see :func:`shown_cards`), and nobody gets a card
+    of a suit it showed void in. Returns the four hands (the bot's own as it is) and the kitty,
+    or None if no consistent deal was found quickly.
     """
     sizes = list(view.hand_sizes)
     kitty_known = view.kitty is not None
@@ -42,27 +118,32 @@ def sample_world(know: Knowledge, view: View, rng: random.Random) -> tuple[list[
     need = {s: sizes[s] for s in seats}
     if sum(need.values()) + kitty_size != len(pool):
         return None
+    forced = shown_cards(view, know)
+    for c, _, _ in forced:
+        pool.remove(c)
     eff = know.to.eff
     for attempt in range(30):
         rng.shuffle(pool)
-
-        # most constrained cards first: those few seats may hold
         strict = attempt < 25  # the last tries ignore the voids rather than fail
 
         def eligible(c: Card, strict: bool = strict) -> list[int]:
             e = eff[c.index]
             return [s for s in seats if not strict or e not in know.voids[s]]
 
-        order = sorted(pool, key=lambda c: len(eligible(c)))
+        # the shown cards first, then the most constrained cards: those few seats may hold
+        order: list[tuple[Card, list[int], bool]] = [
+            (c, [s] if eff[c.index] not in know.voids[s] else [], k) for c, s, k in forced
+        ]
+        order.extend(sorted(((c, eligible(c), True) for c in pool), key=lambda x: len(x[1])))
         left = dict(need)
         kitty_left = kitty_size
         hands: dict[int, list[Card]] = {s: [] for s in seats}
         kitty: list[Card] = []
         ok = True
-        for c in order:
-            options = [s for s in eligible(c) if left[s] > 0]
+        for c, allowed, kitty_ok in order:
+            options = [s for s in allowed if left[s] > 0]
             weights = [left[s] for s in options]
-            if kitty_left:
+            if kitty_left and kitty_ok:
                 options.append(-1)
                 weights.append(kitty_left)
             if not options:
@@ -78,6 +159,9 @@ def sample_world(know: Knowledge, view: View, rng: random.Random) -> tuple[list[
         if ok:
             full = [list(view.hand) if s == view.seat else hands[s] for s in range(4)]
             return full, list(view.kitty) if kitty_known and view.kitty is not None else kitty
+        if attempt == 27:
+            forced = []  # inconsistent with the shown cards: deal them freely
+            pool = [c for c, n in know.unseen.items() for _ in range(n)]
     return None
 
 
@@ -86,7 +170,7 @@ class SearchBot:
 
     name = "search"
 
-    def __init__(self, seed: int = 0, budget: float = 0.25, samples: float = 40, candidates: float = 4) -> None:
+    def __init__(self, seed: int = 0, budget: float = 0.25, samples: float = 40, candidates: float = 5) -> None:
         self.rng = random.Random(seed)
         self.rules_bot = RulesBot(seed)
         self.budget = float(budget)
@@ -98,7 +182,15 @@ class SearchBot:
         if view.phase == Phase.BURY and view.dealer is not None and view.level != "flag":
             return self._bury(view)
         if view.phase == Phase.COUNTDOWN and view.dealer is not None and view.legal.get("bids"):
-            return self._countdown_bid(view)
+            return self._declare(view, "bid")
+        if (
+            view.phase == Phase.FRY
+            and view.dealer is not None
+            and view.legal.get("fries")
+            and view.rules.fry_visibility == FryVisibility.OPEN
+        ):
+            # dark fries are judged only when frying ends (a weaker one fails): left to the rules bot
+            return self._declare(view, "fry")
         if view.phase != Phase.PLAY:
             return self.rules_bot.act(view)
         know = Knowledge.from_view(view)
@@ -111,62 +203,76 @@ class SearchBot:
         if len(cands) == 1 or sum(view.hand_sizes) <= 4:
             return Action("play", view.seat, cands[0])
         deadline = time.perf_counter() + self.budget
-        totals = [0.0] * len(cands)
-        runs = 0
+        values: list[list[float]] = [[] for _ in cands]
+        active = list(range(len(cands)))
         for _ in range(self.max_samples):
             world = sample_world(know, view, self.rng)
             if world is None:
                 break
             hands, kitty = world
-            values = [self._rollout(view, know.to, hands, kitty, cand) for cand in cands]
-            for i, v in enumerate(values):
-                totals[i] += v
-            runs += 1
+            for i in active:
+                values[i].append(self._rollout(view, know.to, hands, kitty, cands[i]))
             if time.perf_counter() > deadline:
                 break
-        if runs == 0:
+            active = _race(active, values)
+            if len(active) == 1:
+                break
+        if not values[active[0]]:
             return Action("play", view.seat, cands[0])
         # ties go to the rules bot's own order
-        best = max(range(len(cands)), key=lambda i: (round(totals[i] / runs, 6), -i))
+        best = max(active, key=lambda i: (round(statistics.fmean(values[i]), 6), -i))
         return Action("play", view.seat, cands[best])
 
-    def _countdown_bid(self, view: View) -> Action | None:
-        """At the countdown, with the whole hand known: bid, or not, as sampled deals say is best.
+    def _declare(self, view: View, kind: str) -> Action | None:
+        """A countdown bid (``kind="bid"``) or a fry (``kind="fry"``), or not, as sampled deals say is best.
 
-        Each option (no bid — the standing trump, or no-trump if none —, or a legal bid) is played
-        out on sampled deals: the dealer takes the kitty and buries as the rules bot does, then
-        the rules policy plays the hand.
+        Each option — none (the standing trump, or no-trump if none), or each legal bid or fry
+        naming another trump — is played out on sampled deals of the cards this player has not
+        seen: whoever takes the kitty (the dealer after a countdown bid, this player after a fry)
+        buries as the rules bot does, then the rules policy plays the hand. ``None`` means no bid;
+        for frying it becomes a pass.
         """
         assert view.dealer is not None
         options: list[Action | None] = [None]
         seen_trumps: set[str | None] = {view.trump}
-        for b in view.legal.get("bids", []):
+        for b in view.legal.get("bids" if kind == "bid" else "fries", []):
             cards = tuple(parse_cards(str(b["cards"])))
             choose = b.get("choose")
-            action = Action("bid", view.seat, cards, None if choose is None else str(choose))
+            action = Action(kind, view.seat, cards, None if choose is None else str(choose))
             trump = _bid_trump(view, action)
             if trump not in seen_trumps:
                 seen_trumps.add(trump)
                 options.append(action)
-        if len(options) == 1:
-            return None
-        dealer = view.dealer
-        orders = [
-            order_of_view(replace(view, trump=(view.trump if o is None else _bid_trump(view, o)) or "nt"))
-            for o in options
-        ]
+        if len(options) > 1:
+            orders = [
+                order_of_view(replace(view, trump=(view.trump if o is None else _bid_trump(view, o)) or "nt"))
+                for o in options
+            ]
+            # the kitty after the choice: the dealer takes it at the countdown; a fry takes it, a pass leaves it
+            takers = [view.dealer if kind == "bid" else (None if o is None else view.seat) for o in options]
 
-        def score(i: int, others: list[list[Card]], rest: list[Card]) -> float:
-            to = orders[i]
-            dealt = [list(view.hand) if s == view.seat else list(others[(s - view.seat - 1) % 4]) for s in range(4)]
-            pick = dealt[dealer] + rest[:8]
-            bury = choose_bury(pick, to, own_side_holds=holds_last_trick(pick, to))
-            for c in bury:
-                pick.remove(c)
-            dealt[dealer] = pick
-            return self._rollout(view, to, dealt, list(bury), None)
+            known = list(view.kitty or ())  # the kitty this player buried, when it is still there
 
-        return options[self._best_on_sampled_deals(view.hand, len(options), score)]
+            def score(i: int, others: list[list[Card]], rest: list[Card]) -> float:
+                to = orders[i]
+                dealt = [list(view.hand) if s == view.seat else others[(s - view.seat - 1) % 4] for s in range(4)]
+                kitty = known or rest[:8]
+                taker = takers[i]
+                if taker is None:
+                    return self._rollout(view, to, dealt, list(kitty), None)
+                pick = dealt[taker] + kitty
+                bury = choose_bury(pick, to, own_side_holds=holds_last_trick(pick, to))
+                for c in bury:
+                    pick.remove(c)
+                dealt[taker] = pick
+                return self._rollout(view, to, dealt, list(bury), None)
+
+            choice = options[self._best_on_sampled_deals([*view.hand, *known], len(options), score)]
+        else:
+            choice = None
+        if kind == "fry" and choice is None:
+            return Action("pass", view.seat)
+        return choice
 
     def _bury(self, view: View) -> Action:
         """Try a few burials (more or fewer points, voiding harder) and keep the best on sampled deals."""
