@@ -122,6 +122,7 @@ def test_throw_forced_play_comes_from_the_lead(
 @settings(max_examples=200, deadline=None)
 @given(situations())
 def test_trick_winner_plays_a_legal_trick(sit: tuple[TrumpOrder, list[Card], list[Card], list[list[Card]]]) -> None:
+    """A trick of legal follows has a winner; a ``TrickState`` judges each next play as the whole trick does."""
     to, lead, _, others = sit
     if not _valid_lead(to, lead):
         return
@@ -129,6 +130,11 @@ def test_trick_winner_plays_a_legal_trick(sit: tuple[TrumpOrder, list[Card], lis
     for hand in others:
         if len(hand) < len(lead):
             return
+        state = trick_state(plays, to)
+        for p in plays[1:]:
+            state.add(p)
+        for cand in itertools.islice(FollowRule(lead, hand, to).legal_plays(), 30):
+            assert state.wins_with(cand) == (resolve_trick([*plays, cand], to).winner == len(plays))
         plays.append(list(next(FollowRule(lead, hand, to).legal_plays())))
     res = resolve_trick(plays, to)
     assert 0 <= res.winner < 4
@@ -161,25 +167,3 @@ def test_cached_decomposition_equals_a_fresh_one(
             except PlayError as exc:
                 got = str(exc)
             assert got == fresh
-
-
-@settings(max_examples=200, deadline=None)
-@given(situations())
-def test_trick_state_judges_the_next_play_as_resolve_trick_does(
-    sit: tuple[TrumpOrder, list[Card], list[Card], list[list[Card]]],
-) -> None:
-    to, lead, _, others = sit
-    if not _valid_lead(to, lead):
-        return
-    plays = [lead]
-    for hand in others:
-        if len(hand) < len(lead):
-            return
-        state = trick_state(plays, to)
-        for p in plays[1:]:
-            state.add(p)
-        for k, cand in enumerate(FollowRule(lead, hand, to).legal_plays()):
-            if k == 30:
-                break
-            assert state.wins_with(cand) == (resolve_trick([*plays, cand], to).winner == len(plays))
-        plays.append(list(next(FollowRule(lead, hand, to).legal_plays())))

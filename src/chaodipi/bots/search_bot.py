@@ -1,12 +1,14 @@
 """The ``search`` bot: determinized search over the rules bot's candidate plays.
 
 At each play the bot samples the hidden cards consistently with everything its view shows
-(its own hand, the cards played, the voids players showed, its own burial), plays every
-candidate out to the end of the hand in each sampled world with the ``rules`` policy, and
-chooses the best average outcome (levels won or lost, then the point margin). It never sees
-the hidden cards: it is built from its :class:`~chaodipi.hand.View` alone. Bids, burial and
-frying are the rules bot's. A time budget per decision and a seed make it reproducible for a
-given budget.
+(its own hand, the cards played, the voids players showed, the cards bids showed, its own
+burial), plays the candidates out to the end of the hand in each sampled world with the
+``rules`` policy, and chooses the best average outcome (winning the hand first, then the point
+margin). Candidates are raced on the same deals, so the budget goes to the close choices. The
+burial, the bid at the countdown and (in open games) frying are chosen the same way on
+sampled deals; bids during the deal are the rules bot's. It never sees the hidden cards: it is
+built from its :class:`~chaodipi.hand.View` alone. A time budget per decision and a seed make
+it reproducible for a given budget.
 """
 
 from __future__ import annotations
