@@ -3,8 +3,8 @@
 The search bot judges a candidate by playing the hand out with the rules policy in a sampled
 deal. This measures those playouts: seeded deals of the ``standard`` preset are dealt into
 four 25-card hands and a kitty (random level and trump, random dealer), and the rules policy
-plays every trick from the first lead to the settlement through ``Hand.in_play``, each play
-checked by the engine.
+plays every trick from the first lead to the settlement (``rules_bot.play_out``, the search
+bot's own playout) through ``Hand.in_play``, each play checked by the engine.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import argparse
 import random
 import time
 
-from chaodipi.bots.rules_bot import choose_play
+from chaodipi.bots.rules_bot import play_out
 from chaodipi.cards import Rank, Suit, shuffled_deck
-from chaodipi.hand import Hand, Phase
+from chaodipi.hand import Hand
 from chaodipi.rules import RuleSet
 from chaodipi.settlement import Progress
 from chaodipi.trump import TrumpOrder
@@ -31,7 +31,6 @@ def playouts_per_second(seconds: float) -> tuple[float, int]:
         level = Rank(rng.randint(2, 14))
         trump = rng.choice([*Suit, None])
         dealer = rng.randrange(4)
-        to = TrumpOrder.of(rules, level, trump)
         hand = Hand.in_play(
             rules,
             hands=[deck[25 * s : 25 * s + 25] for s in range(4)],
@@ -41,11 +40,7 @@ def playouts_per_second(seconds: float) -> tuple[float, int]:
             leader=dealer,
             dealer_progress=Progress(1, level),
         )
-        while hand.phase == Phase.PLAY:
-            seat = hand.to_act()
-            assert seat is not None
-            others = [c for s in range(4) if s != seat for c in hand.hands[s]]
-            hand.play(seat, choose_play(hand.hands[seat], seat, to, rules, dealer, hand.current, others))
+        play_out(hand, TrumpOrder.of(rules, level, trump))
         done += 1
     return done / (time.perf_counter() - start), done
 

@@ -9,7 +9,7 @@ import pytest
 from chaodipi.arena import run_arena, wilson
 from chaodipi.bots import BotError, make_bot, run_hand
 from chaodipi.bots.knowledge import Knowledge
-from chaodipi.bots.search_bot import SearchBot, sample_world, shown_cards
+from chaodipi.bots.search_bot import SearchBot, sample_world
 from chaodipi.cards import Rank, Suit, shuffled_deck
 from chaodipi.hand import Action, Hand, Phase, View
 from chaodipi.rules import PRESET_NAMES, RuleSet
@@ -190,7 +190,7 @@ def test_sampled_worlds_leave_shown_bids_with_their_bidders() -> None:
         for seat in range(4):
             view = hand.view(seat)
             know = Knowledge.from_view(view)
-            forced = shown_cards(view, know)
+            forced = know.shown
             for card, bidder, may_be_buried in forced:
                 assert bidder != seat
                 truly_there = card in hand.hands[bidder] or (may_be_buried and card in hand.kitty)
@@ -215,7 +215,7 @@ def test_dark_bids_show_nothing_to_sample_from() -> None:
             view = hand.view(seat)
             others_shown = [b for b in view.bids if b["player"] != seat and "cards" in b]
             if not others_shown:
-                assert shown_cards(view, Knowledge.from_view(view)) == []
+                assert Knowledge.from_view(view).shown == []
 
 
 def test_search_bot_chooses_fries_on_sampled_deals() -> None:

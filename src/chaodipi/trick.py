@@ -149,10 +149,11 @@ class TrickState:
     """A trick in progress: who is winning it and by what, so that one more play can be judged alone.
 
     ``winner`` is the index of the winning play; ``best`` the in-suit strength to beat (for a
-    single-unit lead); ``trump_key`` the key of the winning trump-in, -1 while nobody trumped in.
+    single-unit lead); ``trump_key`` the key of the winning trump-in, -1 while nobody trumped in;
+    ``roles`` what each play so far was, the lead's first.
     """
 
-    __slots__ = ("best", "lead", "plays", "single_unit", "to", "trump_key", "winner")
+    __slots__ = ("best", "lead", "roles", "single_unit", "to", "trump_key", "winner")
 
     def __init__(self, lead: Format, to: TrumpOrder) -> None:
         self.lead = lead
@@ -161,7 +162,7 @@ class TrickState:
         self.winner = 0
         self.best = lead.units[0].strength
         self.trump_key = -1
-        self.plays = 1
+        self.roles = [PlayRole.LEAD]
 
     def judge(self, play: Sequence[Card]) -> tuple[PlayRole, int]:
         """The role ``play`` would have as the next play, and the strength or key it would win with."""
@@ -188,28 +189,22 @@ class TrickState:
         """Play ``play`` next; returns its role."""
         role, value = self.judge(play)
         if role == PlayRole.BEAT:
-            self.winner, self.best = self.plays, value
+            self.winner, self.best = len(self.roles), value
         elif role in (PlayRole.TRUMP_IN, PlayRole.OVER_TRUMP):
-            self.winner, self.trump_key = self.plays, value
-        self.plays += 1
+            self.winner, self.trump_key = len(self.roles), value
+        self.roles.append(role)
         return role
 
 
 def resolve_trick(plays: Sequence[Sequence[Card]], to: TrumpOrder, lead: Format | None = None) -> TrickResult:
     """Who wins the trick and its points (RULES §7). ``plays[0]`` is the lead, taken as standing."""
     state = trick_state(plays, to, lead)
-    roles = [PlayRole.LEAD]
-    for p in plays[1:]:
-        roles.append(state.add(p))
     points = sum(points_of(p) for p in plays)
-    return TrickResult(state.winner, points, tuple(roles), state.lead)
+    return TrickResult(state.winner, points, tuple(state.roles), state.lead)
 
 
 def trick_state(plays: Sequence[Sequence[Card]], to: TrumpOrder, lead: Format | None = None) -> TrickState:
-    """The state of a trick after its lead (``plays[0]``), checking that every play has the lead's size.
-
-    The plays after the lead are not added: :func:`resolve_trick` adds them one by one.
-    """
+    """The state of a trick after ``plays`` (``plays[0]`` is the lead), each checked to have the lead's size."""
     if not plays:
         raise PlayError("a trick needs at least the lead")
     fmt = lead if lead is not None else decompose(plays[0], to, lead=True)
@@ -217,7 +212,10 @@ def trick_state(plays: Sequence[Sequence[Card]], to: TrumpOrder, lead: Format | 
     for i, p in enumerate(plays[1:], 1):
         if len(p) != n:
             raise PlayError(f"play {i} has {len(p)} cards; the lead has {n}")
-    return TrickState(fmt, to)
+    state = TrickState(fmt, to)
+    for p in plays[1:]:
+        state.add(p)
+    return state
 
 
 def kitty_multiplier(lead: Format, mode: KittyMultiplier) -> int:

@@ -1,11 +1,11 @@
-"""What a player can infer from a view: unseen cards, shown voids, hand sizes (card counting 记牌)."""
+"""What a player can infer from a view: unseen cards, voids, cards bids showed, hand sizes (card counting 记牌)."""
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from chaodipi.cards import Card, Rank, Suit
+from chaodipi.cards import Card, Rank, Suit, parse_cards
 from chaodipi.hand import View
 from chaodipi.trump import TRUMP, TrumpOrder
 from chaodipi.units import PlayError, decompose
@@ -24,7 +24,9 @@ def order_of_view(view: View) -> TrumpOrder:
 
 @dataclass
 class Knowledge:
-    """Card counting from a view: cards not yet seen by this player, and the suits others showed void in."""
+    """Card counting from a view: cards not yet seen by this player, the suits others showed void in,
+    and the unseen cards that bids showed, as ``shown``: (card, bidder, whether it may be in the kitty).
+    """
 
     seat: int
     to: TrumpOrder
@@ -32,6 +34,7 @@ class Knowledge:
     voids: list[set[str]]
     hand_sizes: tuple[int, int, int, int]
     kitty_known: bool
+    shown: list[tuple[Card, int, bool]] = field(default_factory=list)
 
     @classmethod
     def from_view(cls, view: View) -> Knowledge:
@@ -43,10 +46,12 @@ class Knowledge:
         tricks = [t.plays for t in view.tricks]
         if view.current_trick:
             tricks.append(view.current_trick)
+        played: Counter[tuple[int, Card]] = Counter()  # by whom
         for plays in tricks:
-            for _, cards in plays:
+            for seat, cards in plays:
                 for c in cards:
                     unseen[c] -= 1
+                    played[seat, c] += 1
             try:
                 suit = decompose(plays[0][1], to, lead=True).suit
             except PlayError:
@@ -60,7 +65,8 @@ class Knowledge:
             for c in view.kitty:
                 unseen[c] -= 1
         unseen = +unseen
-        return cls(view.seat, to, unseen, voids, view.hand_sizes, kitty_known)
+        shown = _shown_cards(view, unseen, played, kitty_known)
+        return cls(view.seat, to, unseen, voids, view.hand_sizes, kitty_known, shown)
 
     def unseen_of_suit(self, suit: str) -> list[Card]:
         eff = self.to.eff
@@ -68,3 +74,34 @@ class Knowledge:
 
     def trumps_out(self) -> int:
         return sum(n for c, n in self.unseen.items() if self.to.eff[c.index] == TRUMP)
+
+
+def _shown_cards(
+    view: View, unseen: Counter[Card], played: Counter[tuple[int, Card]], kitty_known: bool
+) -> list[tuple[Card, int, bool]]:
+    """Unseen cards the bids showed, as (card, bidder, whether it may be in the kitty).
+
+    A bidder keeps the cards it showed until it plays them, unless it took the kitty (the dealer
+    and every fryer) and could have buried them: then, while the kitty is hidden from this player,
+    they are in its hand or in the kitty, and once this player has seen the kitty nothing is known.
+    Dark bids whose cards are not shown say nothing.
+    """
+    holders = {view.dealer} | {int(b["player"]) for b in view.bids if b.get("fry")}
+    shown: dict[int, Counter[Card]] = {}
+    for b in view.bids:
+        seat = int(b["player"])
+        if seat == view.seat or "cards" not in b:
+            continue
+        mine = shown.setdefault(seat, Counter())
+        mine |= Counter(parse_cards(str(b["cards"])))  # the most copies any of its bids showed
+    left = Counter(unseen)
+    out: list[tuple[Card, int, bool]] = []
+    for seat, counts in sorted(shown.items()):
+        in_kitty = seat in holders
+        if in_kitty and kitty_known:
+            continue
+        for c, n in counts.items():
+            for _ in range(min(n - played[seat, c], left[c])):
+                out.append((c, seat, in_kitty))
+                left[c] -= 1
+    return out

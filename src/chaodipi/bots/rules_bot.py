@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from chaodipi.bidding import BidKind, classify_bid
 from chaodipi.bots.knowledge import Knowledge, order_of_view
 from chaodipi.cards import Card, Rank, Suit, parse_cards
-from chaodipi.hand import Action, Phase, View
+from chaodipi.hand import Action, Hand, Phase, View
 from chaodipi.leads import unit_leads
 from chaodipi.play import FollowRule, check_throw, unit_beaten
 from chaodipi.rules import RuleSet
@@ -31,7 +31,7 @@ from chaodipi.trick import trick_state, trump_in_key
 from chaodipi.trump import FIVE_HEARTS, TRUMP, TrumpOrder
 from chaodipi.units import Format, Unit, UnitKind, decompose
 
-__all__ = ["RulesBot", "choose_bury", "choose_play"]
+__all__ = ["RulesBot", "choose_bury", "choose_play", "play_out"]
 
 Play = tuple[Card, ...]
 
@@ -180,6 +180,21 @@ def choose_play(
     return ranked_plays(hand, seat, to, rules, dealer, current, pool, voids)[0][1]
 
 
+def play_out(hand: Hand, to: TrumpOrder) -> None:
+    """Play ``hand`` to its end with the rules policy, each player counting the cards the others hold.
+
+    This is the search bot's playout; ``to`` is the hand's trump order and the dealer is known.
+    """
+    rules = hand.rules
+    dealer = hand.dealer
+    assert dealer is not None
+    while hand.phase == Phase.PLAY:
+        seat = hand.to_act()
+        assert seat is not None
+        others = [c for s in range(4) if s != seat for c in hand.hands[s]]
+        hand.play(seat, choose_play(hand.hands[seat], seat, to, rules, dealer, hand.current, others))
+
+
 def ranked_plays(
     hand: Sequence[Card],
     seat: int,
@@ -203,8 +218,6 @@ def ranked_plays(
     plays = [c for _, c in current]
     table_points = sum(c.points for p in plays for c in p)
     state = trick_state(plays, to, lead)
-    for p in plays[1:]:
-        state.add(p)
     winner_now = current[state.winner][0]
     last = len(current) == 3
     partner_winning = winner_now == partner

@@ -21,14 +21,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from chaodipi.bots.knowledge import Knowledge, order_of_view
-from chaodipi.bots.rules_bot import RulesBot, choose_bury, choose_play, holds_last_trick, ranked_plays
+from chaodipi.bots.rules_bot import RulesBot, choose_bury, holds_last_trick, play_out, ranked_plays
 from chaodipi.cards import Card, Rank, parse_cards
 from chaodipi.hand import Action, Hand, Phase, View
 from chaodipi.rules import FryVisibility
 from chaodipi.settlement import Progress
 from chaodipi.trump import TrumpOrder
 
-__all__ = ["SearchBot", "sample_world", "shown_cards"]
+__all__ = ["SearchBot", "sample_world"]
 
 Play = tuple[Card, ...]
 
@@ -64,51 +64,10 @@ def _race(active: list[int], values: list[list[float]]) -> list[int]:
     return sorted(keep)
 
 
-def shown_cards(view: View, know: Knowledge) -> list[tuple[Card, int, bool]]:
-    """Cards the bids showed that their bidders must still hold, as (card, seat, may be in the kitty).
-
-    A bidder keeps the cards it showed until it plays them, unless it took the kitty (the dealer
-    and every fryer) and could have buried them: then, while the kitty is hidden from this player,
-    they are in its hand or in the kitty, and once this player has seen the kitty nothing is known.
-    Dark bids whose cards are not shown say nothing.
-    """
-    holders = {view.dealer} | {int(b["player"]) for b in view.bids if b.get("fry")}
-    shown: dict[int, dict[Card, int]] = {}
-    for b in view.bids:
-        seat = int(b["player"])
-        if seat == view.seat or "cards" not in b:
-            continue
-        counts: dict[Card, int] = {}
-        for c in parse_cards(str(b["cards"])):
-            counts[c] = counts.get(c, 0) + 1
-        mine = shown.setdefault(seat, {})
-        for c, n in counts.items():
-            mine[c] = max(mine.get(c, 0), n)
-    if not shown:
-        return []
-    played: dict[tuple[int, Card], int] = {}
-    plays = [p for t in view.tricks for p in t.plays] + list(view.current_trick)
-    for seat, cards in plays:
-        for c in cards:
-            played[seat, c] = played.get((seat, c), 0) + 1
-    left = dict(know.unseen)
-    out: list[tuple[Card, int, bool]] = []
-    for seat, counts in sorted(shown.items()):
-        in_kitty = seat in holders
-        if in_kitty and know.kitty_known:
-            continue
-        for c, n in counts.items():
-            need = min(n - played.get((seat, c), 0), left.get(c, 0))
-            for _ in range(max(need, 0)):
-                out.append((c, seat, in_kitty))
-                left[c] -= 1
-    return out
-
-
 def sample_world(know: Knowledge, view: View, rng: random.Random) -> tuple[list[list[Card]], list[Card]] | None:
     """Deal the unseen cards to the other seats (and the kitty) consistently with the view.
 
-    Cards a bid showed stay with their bidder (see :func:`shown_cards`), and nobody gets a card
+    Cards a bid showed stay with their bidder (:attr:`Knowledge.shown`), and nobody gets a card
     of a suit it showed void in. Returns the four hands (the bot's own as it is) and the kitty,
     or None if no consistent deal was found quickly.
     """
@@ -120,7 +79,7 @@ def sample_world(know: Knowledge, view: View, rng: random.Random) -> tuple[list[
     need = {s: sizes[s] for s in seats}
     if sum(need.values()) + kitty_size != len(pool):
         return None
-    forced = shown_cards(view, know)
+    forced = know.shown
     for c, _, _ in forced:
         pool.remove(c)
     eff = know.to.eff
@@ -354,11 +313,7 @@ class SearchBot:
         )
         if cand is not None:
             hand.play(view.seat, cand)
-        while hand.phase == Phase.PLAY:
-            seat = hand.to_act()
-            assert seat is not None
-            others = [c for s in range(4) if s != seat for c in hand.hands[s]]
-            hand.play(seat, choose_play(hand.hands[seat], seat, to, rules, view.dealer, hand.current, others))
+        play_out(hand, to)
         assert hand.result is not None
         return _utility(view, hand.result.points)
 
