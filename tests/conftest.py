@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from chaodipi.cards import Card, Rank, parse_cards
+from chaodipi.hand import Hand
 from chaodipi.rules import RuleSet
+from chaodipi.settlement import Progress
 from chaodipi.trump import TrumpOrder, parse_trump
 
 
@@ -45,3 +47,33 @@ def deck_for(
         seat = (first_seat + i) % 4
         deck.append(full[seat][i // 4])
     return deck + rest_kitty
+
+
+def new_hand(
+    preset: str | dict[str, object],
+    hands: dict[int, str],
+    kitty: str = "",
+    *,
+    dealer: int | None = 0,
+    first_seat: int = 0,
+    level: Rank = Rank.TWO,
+    scoring: Rank | None = None,
+    flag: bool = False,
+    flag_failures: int = 0,
+) -> Hand:
+    """A hand whose seats are dealt the named cards (and the kitty ends with ``kitty``'s cards first).
+
+    ``scoring`` is the scoring side's level (the dealer side's ``level`` when left out, or 2 in a
+    flag hand); ``flag`` makes the dealer side's level ``flag`` (扛旗).
+    """
+    rules = RuleSet.from_spec(preset)
+    deck = deck_for(hands, kitty, first_seat=first_seat, flag=flag)
+    return Hand(
+        rules,
+        deck,
+        first_seat=first_seat,
+        dealer=dealer,
+        dealer_progress=Progress(rules.circles if flag else 1, None if flag else level),
+        scoring_progress=Progress(1, scoring or (Rank.TWO if flag else level)),
+        flag_failures=flag_failures,
+    )

@@ -2,40 +2,23 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
 import pytest
 
+import conftest
 from chaodipi.cards import Rank, Suit, parse_cards
 from chaodipi.hand import Hand, IllegalActionError, Phase
 from chaodipi.rules import RuleSet
 from chaodipi.settlement import Progress, Side
-from conftest import deck_for
 
 P = parse_cards
 
 
-def new_hand(
-    preset: str | dict[str, object],
-    hands: dict[int, str],
-    kitty: str = "",
-    *,
-    dealer: int | None = 0,
-    first_seat: int = 0,
-    level: Rank = Rank.TWO,
-    scoring: Rank = Rank.TWO,
-    flag: bool = False,
-    flag_failures: int = 0,
-) -> Hand:
-    rules = RuleSet.from_spec(preset)
-    deck = deck_for(hands, kitty, first_seat=first_seat, flag=flag)
-    return Hand(
-        rules,
-        deck,
-        first_seat=first_seat,
-        dealer=dealer,
-        dealer_progress=Progress(rules.circles if flag else 1, None if flag else level),
-        scoring_progress=Progress(1, scoring),
-        flag_failures=flag_failures,
-    )
+def new_hand(preset: str | dict[str, object], hands: dict[int, str], kitty: str = "", **kw: Any) -> Hand:
+    kw.setdefault("scoring", Rank.TWO)
+    return conftest.new_hand(preset, hands, kitty, **kw)
 
 
 # -- the deal and bids ---------------------------------------------------------------------
@@ -166,7 +149,7 @@ def test_dark_fry_failure_on_each_side() -> None:
             hand.pass_fry(hand.fry_next or 0)
         cards = P("8c 8c") if fryer == 2 else P("8d 8d")
         ev = hand.fry(fryer, cards)  # anchao order C<D<S<H: clubs and diamonds are below spades
-        assert not ev.public and ev.what == "fried"
+        assert ev.private_cards and ev.what == "fried" and ev.seen_by(1 if fryer == 2 else 2) == replace(ev, cards=())
         hand.bury(fryer, hand.hands[fryer][:8])
         while hand.phase == Phase.FRY:
             hand.pass_fry(hand.fry_next or 0)
@@ -434,10 +417,13 @@ def test_jack_rule_contest_whatever_p() -> None:
 
 def test_dark_fry_over_ones_own_standing_bid_is_judged_by_strength() -> None:
     # anchao (C<D<S<H): 0 bids spades, 1's dark clubs bid is void; 0 cannot know it stands and fries hearts
-    hand = new_hand("anchao", {0: "8s 8s 8h 8h", 1: "8c 8c"}, dealer=0, level=Rank.EIGHT)
+    # (a later hand: the table saw 1 bid last, so 0 is asked; rotate, so 0 is asked before any fry)
+    spec = {"preset": "anchao", "set": {"fry_turns": "rotate"}}
+    hand = new_hand(spec, {0: "8s 8s 8h 8h", 1: "8c 8c"}, dealer=0, level=Rank.EIGHT)
     hand.deal_all()
     hand.bid(0, P("8s 8s"))
-    assert hand.bid(1, P("8c 8c")).what == "bid_void"
+    ev = hand.bid(1, P("8c 8c"))  # void, but nobody is told so before frying ends (RULES §10.5)
+    assert ev.what == "bid" and hand.bid_log[-1][2] is False
     hand.close_bidding()
     hand.bury(0, [c for c in hand.hands[0] if c.rank != Rank.EIGHT][:8])
     while hand.fry_next != 0:

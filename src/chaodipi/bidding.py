@@ -55,6 +55,7 @@ __all__ = [
     "evaluate_bids",
     "format_trump",
     "kitty_trump",
+    "kitty_trump_turned",
     "parse_choice",
 ]
 
@@ -475,6 +476,23 @@ def kitty_trump(rules: RuleSet, level: Rank, kitty: Sequence[Card]) -> Suit | No
     >>> [format_trump(kitty_trump(RuleSet.preset(p), Rank.EIGHT, kitty)) for p in presets]
     ['nt', 'c', 'd']
     """
+    return kitty_trump_turned(rules, level, kitty)[0]
+
+
+def kitty_trump_turned(rules: RuleSet, level: Rank, kitty: Sequence[Card]) -> tuple[Suit | None, int]:
+    """The kitty's trump (RULES §9.5) and how many of its cards, in order, the table sees turned up.
+
+    The cards are turned up to the one that decides; all eight only when the decision needed
+    all eight (no level card with ``highest_card``, or ``first_level_card``'s fallback).
+
+    >>> from chaodipi.rules import RuleSet
+    >>> kitty = parse_cards("3c SJ 8d 4h 5h 6s 7s 9c")
+    >>> presets = ("standard", "contest2021", "institute2023")
+    >>> [kitty_trump_turned(RuleSet.preset(p), Rank.EIGHT, kitty)[1] for p in presets]
+    [2, 1, 3]
+    >>> kitty_trump_turned(RuleSet.preset("institute2023"), Rank.JACK, kitty)
+    (<Suit.HEARTS: 'h'>, 8)
+    """
     if not kitty:
         raise BidRequestError("the kitty is empty")
     mode = rules.no_bid_trump
@@ -485,12 +503,12 @@ def kitty_trump(rules: RuleSet, level: Rank, kitty: Sequence[Card]) -> Suit | No
         return card.suit  # 5h gives hearts, like any heart
 
     if mode == NoBidTrump.FIRST_CARD:
-        return suit_of(kitty[0])
-    for card in kitty:
+        return suit_of(kitty[0]), 1
+    for k, card in enumerate(kitty, 1):
         if card.suit is not None and card.rank == level:
-            return card.suit
+            return card.suit, k
         if mode == NoBidTrump.FIRST_LEVEL_CARD and card.suit is None:
-            return None
+            return None, k
 
     # highest_card, and first_level_card's fallback (Decision): 5h, BJ, SJ, then rank A high; ties: first.
     def strength(card: Card) -> int:
@@ -499,4 +517,4 @@ def kitty_trump(rules: RuleSet, level: Rank, kitty: Sequence[Card]) -> Suit | No
         return int(card.rank)
 
     best = max(kitty, key=strength)  # max() keeps the first of equal cards
-    return suit_of(best)
+    return suit_of(best), len(kitty)

@@ -42,7 +42,7 @@ from chaodipi.bidding import (
     StandingBid,
     classify_bid,
     format_trump,
-    kitty_trump,
+    kitty_trump_turned,
     parse_choice,
 )
 from chaodipi.cards import Card, Rank, Suit, format_cards, parse_cards, points_of
@@ -66,6 +66,8 @@ __all__ = [
 ]
 
 RED5_PENALTY = 50  # RULES §11.7: 逼红5 / 保红5, per 5h
+#: The kinds of :class:`Action`, as recorded.
+ACTION_KINDS = ("bid", "close", "bury", "fry", "pass", "play", "show_red5")
 KITTY_SIZE = 8
 
 
@@ -141,8 +143,9 @@ class Event:
     ``played``, ``throw_failed``, ``forced_red5``, ``kept_red5``, ``trick``, ``kou_di``,
     ``red5_shown``, ``settled``); ``player`` who, ``cards`` which cards, ``points`` a
     change to the scoring side's total, ``detail`` words for the log.
-    ``public`` says whether every player sees it (dark bids, burials and the cards dealt
-    are not public).
+    ``public`` says whether every player sees it (burials and the cards dealt are not
+    public); ``private_cards`` that every player sees *that* it happened but only
+    ``player`` sees its cards and detail (dark bids and fries, RULES §10.5).
     """
 
     what: str
@@ -151,6 +154,17 @@ class Event:
     points: int = 0
     detail: str = ""
     public: bool = True
+    private_cards: bool = False
+
+    def seen_by(self, seat: int) -> Event | None:
+        """The event as ``seat`` sees it: itself, without its cards, or None (RULES: hidden information)."""
+        if self.player == seat:
+            return self
+        if not self.public:
+            return None
+        if self.private_cards:
+            return Event(self.what, self.player, (), self.points, "", True, True)
+        return self
 
     def describe(self) -> str:
         who = "" if self.player is None else f"player {self.player} "
@@ -274,6 +288,7 @@ class Hand:
             raise IllegalActionError("a flag hand's dealer is known")
         self.flag_failures = flag_failures
         self.flag = self.dealer_progress.level is None
+        self.first_hand = dealer is None  # the standing bid makes the dealer (RULES §9.4)
         self.level: Rank | None = self.dealer_progress.level
         self.hands: list[list[Card]] = [[], [], [], []]
         self.dealt = 0
@@ -398,6 +413,11 @@ class Hand:
         return None
 
     @staticmethod
+    def _check_seat(player: object) -> None:
+        if not isinstance(player, int) or isinstance(player, bool) or not 0 <= player <= 3:
+            raise IllegalActionError(f"a player is a seat 0..3, not {player!r}")
+
+    @staticmethod
     def _holds(hand: Sequence[Card], cards: Sequence[Card]) -> list[Card] | None:
         rest = list(hand)
         for c in cards:
@@ -445,12 +465,18 @@ class Hand:
 
     def verify_bid(self, player: int, cards: Sequence[Card], choose: str | None = None) -> None:
         """Raise unless ``player`` may show ``cards`` as a bid now."""
+        self._verify_bid(player, cards, choose, None)
+
+    def _verify_bid(self, player: int, cards: Sequence[Card], choose: str | None, held: Sequence[Card] | None) -> None:
+        """:meth:`verify_bid`, with ``held`` the cards the player would hold when bidding (None: now)."""
+        self._check_seat(player)
+        if self.bidding is None:
+            raise IllegalActionError("a flag hand has no bidding: only 5h, BJ and SJ are trump (RULES §11.6)")
         if self.phase not in (Phase.DEAL, Phase.COUNTDOWN):
             raise IllegalActionError(
                 f"bids are made during the deal and its countdown, not in phase {self.phase.value}"
             )
-        assert self.bidding is not None
-        if self._holds(self.hands[player], cards) is None:
+        if self._holds(self.hands[player] if held is None else held, cards) is None:
             raise IllegalActionError(f"player {player} does not hold {format_cards(cards)}")
         bid = self._make_bid(player, cards, choose)
         if self.dark:
@@ -471,10 +497,22 @@ class Hand:
             raise IllegalActionError(reason)
 
     def _check_own_dark_bids(self, player: int, bid: Bid) -> None:
-        """In the dark a player still knows their own bids: one that cannot beat them is refused."""
+        """In the dark a player still knows their own bids: one that cannot beat them is refused.
+
+        With ``bid_order=unordered`` the last bid or fry the table saw always stands, so its maker
+        may not bid or fry again (不得自反, RULES §10.5), except to reinforce a single (自保, §9.3).
+        """
         assert self.bidding is not None
         order = self.rules.bid_order
         level = self.bidding.level
+        if order.unordered and self.last_bidder == player:
+            last = self.bid_log[-1][1] if self.bid_log else None
+            reinforce = last is not None and len(last.cards) == 1 and bid.cards == (last.cards[0], last.cards[0])
+            if not reinforce:
+                raise IllegalActionError(
+                    f"player {player} made the last bid the table saw, and it stands: "
+                    "nobody overrides their own bid (不得自反, RULES §9.3, §10.5)"
+                )
         for p, old, _, _ in self.bid_log:
             if p != player:
                 continue
@@ -508,7 +546,8 @@ class Hand:
         self.last_bidder = player
         if valid and len(cards) == 2 and cards[0] is FIVE_HEARTS:
             self.red5_player = player
-        ev = Event("bid" if valid else "bid_void", player, tuple(cards), detail=choose or "", public=not self.dark)
+        # RULES §10.5: a dark bid's validity is told to nobody, its maker included, before frying ends
+        ev = Event("bid", player, tuple(cards), detail=choose or "", private_cards=self.dark)
         self._record(ev)
         return ev
 
@@ -563,10 +602,15 @@ class Hand:
                 ev = Event("redeal", detail="nobody bid in the first hand: the cards are dealt again (流庄)")
                 self._record(ev)
                 return ev
-            self.trump = kitty_trump(self.rules, self.level or Rank.TWO, self.kitty)
+            self.trump, turned = kitty_trump_turned(self.rules, self.level or Rank.TWO, self.kitty)
             self.kitty_trump_used = True
+            # RULES §9.5: the table sees the kitty turned up to the card that decides; the rest stay hidden
             self._record(
-                Event("kitty_trump", cards=tuple(self.kitty), detail=f"trump {format_trump(self.trump)} from the kitty")
+                Event(
+                    "kitty_trump",
+                    cards=tuple(self.kitty[:turned]),
+                    detail=f"trump {format_trump(self.trump)} from the kitty",
+                )
             )
         else:
             if self.dealer is None:
@@ -589,6 +633,7 @@ class Hand:
         self._record(Event("kitty_taken", seat, taken, public=False))
 
     def verify_bury(self, player: int, cards: Sequence[Card]) -> None:
+        self._check_seat(player)
         if self.phase != Phase.BURY:
             raise IllegalActionError(f"nothing to bury in phase {self.phase.value}")
         if player != self.kitty_holder:
@@ -627,10 +672,29 @@ class Hand:
         return ev
 
     # -- frying (RULES §10) --------------------------------------------------------------
+    def standing_holder(self) -> int | None:
+        """Whom the table knows to hold the standing bid (RULES §10.3).
+
+        In open games the holder. In dark games: in the first hand, before any fry, the dealer
+        (the standing bid made them dealer, §9.4); otherwise the last player who bid or fried as
+        the table saw it, since nobody can know whether that bid was void.
+        """
+        if not self.dark:
+            standing = self.standing
+            return None if standing is None else standing.player
+        if self.first_hand and self.fries == 0:
+            return self.dealer
+        return self.last_bidder
+
     def _next_fry_question(self, *, after_fry: bool) -> None:
-        """Who is asked next, or None when every player but the holder has passed since the last fry."""
+        """Who is asked next, or None when every player but the holder has passed since the last fry.
+
+        With ``fry_turns=dealer_first`` the dealer is not asked before the first fry (seed 002:
+        庄家在第一次有主对也不能炒，要有人炒了才能炒回来), and is asked first after each fry.
+        """
         assert self.dealer is not None
-        holder = self.last_bidder
+        holder = self.standing_holder()
+        skip_dealer = self.rules.fry_turns == FryTurns.DEALER_FIRST and self.fries == 0
         if self.fry_next is None or after_fry:
             if self.rules.fry_turns == FryTurns.DEALER_FIRST and after_fry:
                 start = self.dealer
@@ -642,12 +706,13 @@ class Hand:
             start = (self.fry_next + 1) % 4
         for k in range(4):
             seat = (start + k) % 4
-            if seat != holder and seat not in self.fry_passed:
+            if seat != holder and seat not in self.fry_passed and not (skip_dealer and seat == self.dealer):
                 self.fry_next = seat
                 return
         self.fry_next = None
 
     def verify_fry(self, player: int, cards: Sequence[Card], choose: str | None = None) -> None:
+        self._check_seat(player)
         if self.phase != Phase.FRY:
             raise IllegalActionError(f"no frying in phase {self.phase.value}")
         if player != self.fry_next:
@@ -694,19 +759,24 @@ class Hand:
         self.fry_passed = set()
         if valid and cards[0] is FIVE_HEARTS and len(cards) == 2:
             self.red5_player = player
-        ev = Event("fried", player, tuple(cards), detail=choose or "", public=not self.dark)
+        ev = Event("fried", player, tuple(cards), detail=choose or "", private_cards=self.dark)
         self._record(ev)
         self._give_kitty(player)
         return ev
 
     def verify_pass_fry(self, player: int) -> None:
+        self._check_seat(player)
         if self.phase != Phase.FRY:
             raise IllegalActionError(f"no frying in phase {self.phase.value}")
         if player != self.fry_next:
             raise IllegalActionError(f"player {self.fry_next} is asked to fry now, not player {player}")
 
     def can_pass_fry(self, player: int) -> bool:
-        return self.phase == Phase.FRY and player == self.fry_next
+        try:
+            self.verify_pass_fry(player)
+        except IllegalActionError:
+            return False
+        return True
 
     def pass_fry(self, player: int) -> Event:
         """Decline to fry."""
@@ -772,6 +842,7 @@ class Hand:
 
     def verify_play(self, player: int, cards: Sequence[Card]) -> None:
         """Raise unless ``player`` may play ``cards`` now. A throw that will fail is allowed (RULES §5.2)."""
+        self._check_seat(player)
         if self.phase != Phase.PLAY:
             raise IllegalActionError(f"no card play in phase {self.phase.value}")
         turn = self.to_act()
@@ -779,19 +850,26 @@ class Hand:
             raise IllegalActionError(f"it is player {turn}'s turn, not player {player}'s")
         if not cards:
             raise IllegalActionError("play at least one card")
+        if not self.current:
+            self._verify_lead(player, cards, self.hands[player])
+            return
         if self._holds(self.hands[player], cards) is None:
             raise IllegalActionError(f"player {player} does not hold {format_cards(cards)}")
-        if not self.current:
-            try:
-                decompose(cards, self.to, lead=True)
-            except PlayError as exc:
-                raise IllegalActionError(f"not a lead: {exc}") from None
-            return
         rule = self.follow_rule(player)
         assert rule is not None
         reason = rule.check(cards)
         if reason is not None:
             raise IllegalActionError(reason)
+
+    def _verify_lead(self, player: int, cards: Sequence[Card], held: Sequence[Card]) -> None:
+        if not cards:
+            raise IllegalActionError("play at least one card")
+        if self._holds(held, cards) is None:
+            raise IllegalActionError(f"player {player} does not hold {format_cards(cards)}")
+        try:
+            decompose(cards, self.to, lead=True)
+        except PlayError as exc:
+            raise IllegalActionError(f"not a lead: {exc}") from None
 
     def can_play(self, player: int, cards: Sequence[Card]) -> bool:
         try:
@@ -912,13 +990,22 @@ class Hand:
 
     # -- flag hand: showing 5h 5h (RULES §11.5) ----------------------------------------------
     def verify_show_red5(self, player: int) -> None:
+        """Raise unless ``player`` may show 5h 5h against the flag hand now (RULES §11.5).
+
+        Each scoring-side player holding both is offered it from the end of the deal until the
+        first card is played, whoever's turn it is.
+        """
+        self._verify_show_red5(player, None)
+
+    def _verify_show_red5(self, player: int, held: Sequence[Card] | None) -> None:
+        self._check_seat(player)
         if not (self.flag and self.rules.double_red5):
             raise IllegalActionError("showing 5h 5h counts only in a flag hand with the double_red5 option")
-        if self.phase != Phase.PLAY or self.tricks or self.current:
-            raise IllegalActionError("5h 5h is shown before play starts")
+        if (held is None and self.phase != Phase.PLAY) or self.tricks or self.current:
+            raise IllegalActionError("5h 5h is shown after the deal, before the first card is played")
         if self.side_of(player) is not Side.SCORING:
             raise IllegalActionError("only the scoring side shows 5h 5h against the flag hand")
-        if self.hands[player].count(FIVE_HEARTS) < 2:
+        if (self.hands[player] if held is None else held).count(FIVE_HEARTS) < 2:
             raise IllegalActionError(f"player {player} does not hold 5h 5h")
         if self.red5_player is not None:
             raise IllegalActionError("5h 5h was already shown")
@@ -939,21 +1026,90 @@ class Hand:
         return ev
 
     # -- replay ------------------------------------------------------------------------------
+    def _held_after(self, player: int, dealt: int) -> list[Card]:
+        """The cards ``player`` would hold once ``dealt`` cards are dealt (for checks made ahead)."""
+        held = list(self.hands[player])
+        held.extend(self.deck[i] for i in range(self.dealt, dealt) if (self.first_seat + i) % 4 == player)
+        return held
+
+    def verify_apply(self, action: Action) -> None:
+        """Raise unless :meth:`apply` would accept ``action``; nothing is dealt to find out."""
+        if not isinstance(action, Action):
+            raise IllegalActionError(f"not an action: {action!r}")
+        kind = action.kind
+        if kind not in ACTION_KINDS:
+            raise IllegalActionError(f"unknown action {kind!r}; the actions are {', '.join(ACTION_KINDS)}")
+        if kind == "bid":
+            target = action.at if action.at is not None else self.dealt
+            if isinstance(target, bool) or not isinstance(target, int) or not self.dealt <= target <= self.deal_size:
+                raise IllegalActionError(
+                    f"a bid recorded after {target!r} cards, but {self.dealt} of {self.deal_size} are dealt"
+                )
+            if target > self.dealt and self.phase != Phase.DEAL:
+                raise IllegalActionError(f"a bid recorded after {target} cards, but {self.dealt} were dealt")
+            if action.player is None:
+                raise IllegalActionError("a bid needs a player")
+            self._check_seat(action.player)
+            held = self._held_after(action.player, target) if target > self.dealt else None
+            self._verify_bid(action.player, action.cards, action.choose, held)
+            return
+        if kind == "close":
+            if self.phase == Phase.DEAL and self.bidding is not None:
+                return  # the rest is dealt, then the countdown ends (always allowed then)
+            self.verify_close_bidding()
+            return
+        if action.player is None:
+            raise IllegalActionError(f"action {kind} needs a player")
+        self._check_seat(action.player)
+        if self.phase == Phase.DEAL:
+            # only a flag hand goes from the deal straight to play: its lead and the showing of 5h 5h
+            held = self._held_after(action.player, self.deal_size)
+            if self.flag and kind == "show_red5":
+                self._verify_show_red5(action.player, held)
+                return
+            if self.flag and kind == "play":
+                if action.player != self.dealer:
+                    raise IllegalActionError(f"player {self.dealer} leads the first trick, not player {action.player}")
+                self._verify_lead(action.player, action.cards, held)
+                return
+            raise IllegalActionError(
+                f"{kind} comes after the deal, and {self.dealt} of {self.deal_size} cards are dealt"
+            )
+        if kind == "bury":
+            self.verify_bury(action.player, action.cards)
+        elif kind == "fry":
+            self.verify_fry(action.player, action.cards, action.choose)
+        elif kind == "pass":
+            self.verify_pass_fry(action.player)
+        elif kind == "play":
+            self.verify_play(action.player, action.cards)
+        else:
+            self.verify_show_red5(action.player)
+
+    def can_apply(self, action: Action) -> bool:
+        """Whether :meth:`apply` would accept ``action``."""
+        try:
+            self.verify_apply(action)
+        except IllegalActionError:
+            return False
+        return True
+
     def apply(self, action: Action) -> Event:
-        """Apply a recorded action (dealing first up to its ``at`` for bids)."""
+        """Apply a recorded action, dealing first up to its ``at`` for bids (the rest of the deal for others).
+
+        Atomic: the action is checked first, so a refused action deals nothing and changes nothing.
+        """
+        self.verify_apply(action)
         if action.kind == "bid":
             target = action.at if action.at is not None else self.dealt
-            while self.dealt < target and self.phase == Phase.DEAL:
+            while self.dealt < target:
                 self.deal_card()
-            if self.dealt != target:
-                raise IllegalActionError(f"a bid recorded after {target} cards, but {self.dealt} were dealt")
             assert action.player is not None
             return self.bid(action.player, action.cards, action.choose)
         self.deal_all()
         if action.kind == "close":
             return self.close_bidding()
-        if action.player is None:
-            raise IllegalActionError(f"action {action.kind} needs a player")
+        assert action.player is not None
         if action.kind == "bury":
             return self.bury(action.player, action.cards)
         if action.kind == "fry":
@@ -962,9 +1118,7 @@ class Hand:
             return self.pass_fry(action.player)
         if action.kind == "play":
             return self.play(action.player, action.cards)
-        if action.kind == "show_red5":
-            return self.show_red5(action.player)
-        raise IllegalActionError(f"unknown action {action.kind!r}")
+        return self.show_red5(action.player)
 
     # -- views ---------------------------------------------------------------------------------
     def cards_in_play(self) -> int:
@@ -974,27 +1128,76 @@ class Hand:
         n += sum(len(c) for _, c in self.current) + sum(len(c) for t in self.tricks for _, c in t.plays)
         return n + len(self.played_out)
 
-    def view(self, seat: int, *, legal: bool = True) -> View:
-        """Exactly what ``seat`` may know now (``legal=False`` leaves out the legal-action summary)."""
-        events = tuple(e for e in self.log if isinstance(e, Event) and (e.public or e.player == seat))
-        bids: list[dict[str, Any]] = []
-        for player, bid, valid, is_fry in self.bid_log:
-            # dark bids: only one's own until the reveal (RULES §10.5)
-            shown = not self.dark or player == seat or (self.trump_revealed and self.bid_cards_revealed)
+    def visible_events(self, seat: int, start: int = 0) -> list[Event]:
+        """The events from log entry ``start`` on, as ``seat`` sees them (:meth:`Event.seen_by`)."""
+        out: list[Event] = []
+        for item in self.log[start:]:
+            if isinstance(item, Event):
+                seen = item.seen_by(seat)
+                if seen is not None:
+                    out.append(seen)
+        return out
+
+    def known_trump(self, seat: int) -> Suit | str | None:
+        """The trump ``seat`` knows or assumes now: a suit, None for no-trump, ``"flag"``, or ``"?"``.
+
+        Open games: the standing bid's trump (``"?"`` before any bid). Dark games, before play
+        starts, nobody knows the trump (RULES §10.5): ``"?"``, or the trump of the seat's own last
+        bid or fry (which it made, not knowing whether it stands). A kitty's trump (§9.5) is public.
+        """
+        if self.flag:
+            return "flag"
+        if self.kitty_trump_used or self.phase in (Phase.PLAY, Phase.OVER):
+            return self.trump
+        if not self.dark:
+            return "?" if self.standing is None else self.standing.trump
+        own = [bid for player, bid, _, _ in self.bid_log if player == seat]
+        if not own:
+            return "?"
+        assert self.bidding is not None
+        return classify_bid(own[-1].cards, self.bidding.level, own[-1].choose).trump
+
+    def order_for(self, seat: int) -> TrumpOrder:
+        """The card order ``seat`` may sort by: never one that depends on a trump hidden from it."""
+        known = self.known_trump(seat)
+        if known == "flag" or self.level is None:
+            return TrumpOrder.of(self.rules, None, None)
+        if known == "?":
+            return TrumpOrder.of(self.rules, self.level, None)  # level cards and jokers only
+        return TrumpOrder.of(self.rules, self.level, known if isinstance(known, Suit) else None)
+
+    def _bid_entries(self, seat: int) -> list[dict[str, Any]]:
+        """The bids as ``seat`` may see them (RULES §10.5).
+
+        Dark games: other players' cards and every bid's validity stay hidden until frying ends;
+        with ``bid_order=unordered`` only the last fry's cards are shown, after the first trick.
+        """
+        unordered = self.rules.bid_order.unordered
+        all_shown = not self.dark or (self.trump_revealed and self.bid_cards_revealed and not unordered)
+        last_shown = self.dark and unordered and self.trump_revealed and self.bid_cards_revealed
+        out: list[dict[str, Any]] = []
+        for k, (player, bid, valid, is_fry) in enumerate(self.bid_log):
+            public = all_shown or (last_shown and k == len(self.bid_log) - 1)
             entry: dict[str, Any] = {"player": player, "fry": is_fry}
-            if shown:
+            if public or player == seat:
                 entry["cards"] = format_cards(bid.cards)
                 if bid.choose is not None:
                     entry["choose"] = bid.choose if isinstance(bid.choose, str) else bid.choose.value
+            if public:
                 entry["valid"] = valid
-            bids.append(entry)
-        trump: str | None = None
-        if self.flag:
+            out.append(entry)
+        return out
+
+    def view(self, seat: int, *, legal: bool = True) -> View:
+        """Exactly what ``seat`` may know now (``legal=False`` leaves out the legal-action summary)."""
+        self._check_seat(seat)
+        known = self.known_trump(seat)
+        announced = not self.dark or self.kitty_trump_used or self.phase in (Phase.PLAY, Phase.OVER)
+        trump: str | None = None  # None while the seat cannot know it
+        if known == "flag":
             trump = "flag"
-        elif self.kitty_trump_used or (self.dark and self.trump_revealed and self.phase in (Phase.PLAY, Phase.OVER)):
-            trump = format_trump(self.trump)
-        elif not self.dark and self.standing is not None:
-            trump = format_trump(self.standing.trump)
+        elif announced and known != "?":
+            trump = format_trump(known if isinstance(known, Suit) else None)
         kitty = tuple(self.kitty) if self.kitty_holder == seat or self.phase == Phase.OVER else None
         return View(
             seat=seat,
@@ -1003,14 +1206,14 @@ class Hand:
             dealer=self.dealer,
             level="flag" if self.level is None else self.level.symbol,
             trump=trump,
-            hand=tuple(self.to.sorted(self.hands[seat])),
+            hand=tuple(self.order_for(seat).sorted(self.hands[seat])),
             kitty=kitty,
-            bids=tuple(bids),
+            bids=tuple(self._bid_entries(seat)),
             current_trick=tuple(self.current),
             tricks=tuple(self.tricks),
             points=self.captured[1] + sum(d for _, d in self.adjustments),
             to_act=self.to_act(),
-            events=events,
+            events=tuple(self.visible_events(seat)),
             hand_sizes=(len(self.hands[0]), len(self.hands[1]), len(self.hands[2]), len(self.hands[3])),
             legal=self.legal_summary(seat) if legal else {},
         )
@@ -1018,6 +1221,8 @@ class Hand:
     def legal_summary(self, seat: int, limit: int = 200) -> dict[str, Any]:
         """The player's legal actions now: bids, fries, burial, leads or follows (follows capped at ``limit``)."""
         out: dict[str, Any] = {}
+        if self.flag and self.can_show_red5(seat):
+            out["show_red5"] = True  # whoever's turn it is (RULES §11.5)
         if self.phase in (Phase.DEAL, Phase.COUNTDOWN):
             out["bids"] = [{"cards": format_cards(c), "choose": ch} for c, ch in self.possible_bids(seat)]
         elif self.to_act() != seat:
@@ -1028,8 +1233,6 @@ class Hand:
             out["pass"] = True
             out["fries"] = [{"cards": format_cards(c), "choose": ch} for c, ch in self.possible_fries(seat)]
         elif self.phase == Phase.PLAY:
-            if self.flag and self.can_show_red5(seat):
-                out["show_red5"] = True
             rule = self.follow_rule(seat)
             if rule is None:
                 out["leads"] = [format_cards(u.cards) for u in unit_leads(self.hands[seat], self.to)]

@@ -19,7 +19,7 @@ from chaodipi.bots.base import Bot, apply_action
 from chaodipi.bots.rules_bot import RulesBot
 from chaodipi.cards import Card, CardError, format_cards, parse_cards
 from chaodipi.game import Game, team_of
-from chaodipi.hand import Action, Event, Hand, IllegalActionError, Phase, View
+from chaodipi.hand import Action, Hand, IllegalActionError, Phase, View
 from chaodipi.rules import RuleSet
 from chaodipi.trump import EFFECTIVE_SUITS
 
@@ -94,8 +94,9 @@ class TerminalGame:
         hand = self.hand
         assert hand is not None
         by_suit: dict[str, list[Card]] = {}
+        eff = hand.order_for(view.seat).eff  # never the trump hidden from this seat (RULES §10.5)
         for c in view.hand:
-            by_suit.setdefault(hand.to.eff[c.index], []).append(c)
+            by_suit.setdefault(eff[c.index], []).append(c)
         self.write("your hand:")
         for suit in EFFECTIVE_SUITS:
             if suit in by_suit:
@@ -140,15 +141,14 @@ class TerminalGame:
         """Print what happened since log entry ``start`` that South may see."""
         hand = self.hand
         assert hand is not None
-        for item in hand.log[start:]:
-            if not isinstance(item, Event) or not (item.public or item.player == 0):
-                continue
+        for item in hand.visible_events(0, start):
             who = "" if item.player is None else SEATS[item.player] + ": "
-            if item.what in ("bid", "bid_void"):
-                shown = format_cards(item.cards) if item.public or item.player == 0 else "(dark bid)"
+            if item.what == "bid":
+                shown = format_cards(item.cards) if item.cards else "(dark bid 暗报)"
                 self.write(f"{who}bids {shown} {item.detail}".rstrip())
             elif item.what == "fried":
-                self.write(f"{who}fries 炒底 {format_cards(item.cards)} {item.detail}".rstrip())
+                shown = format_cards(item.cards) if item.cards else "(dark fry 暗炒)"
+                self.write(f"{who}fries 炒底 {shown} {item.detail}".rstrip())
             elif item.what == "passed":
                 self.write(f"{who}passes")
             elif item.what == "trick":
