@@ -11,6 +11,8 @@ from chaodipi.bots import BotError, make_bot, run_hand
 from chaodipi.bots.knowledge import Knowledge
 from chaodipi.bots.search_bot import SearchBot, sample_world
 from chaodipi.cards import Rank, Suit, shuffled_deck
+from chaodipi.driver import by_view
+from chaodipi.driver import run_hand as drive
 from chaodipi.hand import Action, Hand, Phase, View
 from chaodipi.rules import PRESET_NAMES, RuleSet
 from chaodipi.settlement import Progress
@@ -97,23 +99,8 @@ def test_search_decision_does_not_depend_on_hidden_cards() -> None:
 
 def test_sampled_worlds_respect_voids_and_sizes() -> None:
     hand = _hand("standard", 2)
-    bots = [make_bot("rules", seed=s) for s in range(4)]
     # play until some tricks are done, then sample from seat 0's view
-    from chaodipi.bots.base import apply_action
-
-    while hand.phase == Phase.DEAL:
-        hand.deal_card()
-    for s in range(4):
-        act = bots[s].act(hand.view(s))
-        if act is not None and hand.phase == Phase.COUNTDOWN:
-            apply_action(hand, s, act)
-    hand.close_bidding()
-    while hand.phase != Phase.PLAY or len(hand.tricks) < 8 or hand.current:
-        turn = hand.to_act()
-        assert turn is not None
-        act = bots[turn].act(hand.view(turn))
-        assert act is not None
-        apply_action(hand, turn, act)
+    _to_phase(hand, Phase.PLAY, tricks=8)
     view = hand.view(0)
     know = Knowledge.from_view(view)
     for k in range(20):
@@ -155,28 +142,12 @@ def test_rules_beats_random_and_the_arena_is_deterministic() -> None:
 
 def _to_phase(hand: Hand, phase: Phase, *, tricks: int = 0) -> None:
     """Drive ``hand`` with rules bots until ``phase`` (and, in play, ``tricks`` finished tricks)."""
-    from chaodipi.bots.base import apply_action
+    bots = [by_view(make_bot("rules", seed=s)) for s in range(4)]
 
-    bots = [make_bot("rules", seed=s) for s in range(4)]
-    while hand.phase == Phase.DEAL:
-        ev = hand.deal_card()
-        seat = ev.player if ev.player is not None else 0
-        if hand.phase == Phase.DEAL and hand.possible_bids(seat):
-            act = bots[seat].act(hand.view(seat))
-            if act is not None:
-                apply_action(hand, seat, act)
-    if hand.phase == Phase.COUNTDOWN:
-        for s in range(4):
-            act = bots[s].act(hand.view(s)) if hand.possible_bids(s) else None
-            if act is not None:
-                apply_action(hand, s, act)
-        hand.close_bidding()
-    while hand.phase not in (phase, Phase.OVER, Phase.REDEAL) or (phase == Phase.PLAY and len(hand.tricks) < tricks):
-        turn = hand.to_act()
-        assert turn is not None
-        act = bots[turn].act(hand.view(turn))
-        assert act is not None
-        apply_action(hand, turn, act)
+    def reached(h: Hand) -> bool:
+        return h.phase == phase and (phase != Phase.PLAY or (len(h.tricks) >= tricks and not h.current))
+
+    drive(hand, bots, until=reached)
 
 
 def test_sampled_worlds_leave_shown_bids_with_their_bidders() -> None:
@@ -213,7 +184,7 @@ def test_dark_bids_show_nothing_to_sample_from() -> None:
             continue
         for seat in range(4):
             view = hand.view(seat)
-            others_shown = [b for b in view.bids if b["player"] != seat and "cards" in b]
+            others_shown = [b for b in view.bids if b.player != seat and b.cards is not None]
             if not others_shown:
                 assert Knowledge.from_view(view).shown == []
 
@@ -230,7 +201,7 @@ def test_search_bot_chooses_fries_on_sampled_deals() -> None:
             view = hand.view(seat)
             action = SearchBot(seed=seed, budget=0.02, samples=4).act(view)
             assert action is not None and action.kind in ("fry", "pass")
-            if view.legal.get("fries"):
+            if view.legal.fries:
                 decided.add(action.kind)
             if action.kind == "fry":
                 hand.fry(seat, action.cards, action.choose)

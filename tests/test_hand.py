@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import pytest
 
 import conftest
 from chaodipi.cards import Rank, Suit, parse_cards
-from chaodipi.hand import Hand, IllegalActionError, Phase
+from chaodipi.hand import Event, EventKind, Hand, IllegalActionError, Phase
+from chaodipi.log import Visibility
 from chaodipi.rules import RuleSet
 from chaodipi.settlement import Progress, Side
+from chaodipi.view import BidOption
 
 P = parse_cards
 
@@ -135,7 +136,7 @@ def test_open_fry_must_outrank() -> None:
         hand.fry(1, P("8d 8d"))  # standard: D < C < H < S
     assert hand.possible_fries(1) == []
     hand.pass_fry(1)
-    assert hand.possible_fries(2) == [(tuple(P("BJ BJ")), None)]
+    assert hand.possible_fries(2) == [BidOption(tuple(P("BJ BJ")))]
 
 
 def test_dark_fry_failure_on_each_side() -> None:
@@ -149,7 +150,8 @@ def test_dark_fry_failure_on_each_side() -> None:
             hand.pass_fry(hand.fry_next or 0)
         cards = P("8c 8c") if fryer == 2 else P("8d 8d")
         ev = hand.fry(fryer, cards)  # anchao order C<D<S<H: clubs and diamonds are below spades
-        assert ev.private_cards and ev.what == "fried" and ev.seen_by(1 if fryer == 2 else 2) == replace(ev, cards=())
+        other = 1 if fryer == 2 else 2
+        assert ev.kind is EventKind.FRIED and ev.seen_by(other, dark=True) == Event(EventKind.FRIED, fryer)
         hand.bury(fryer, hand.hands[fryer][:8])
         while hand.phase == Phase.FRY:
             hand.pass_fry(hand.fry_next or 0)
@@ -171,7 +173,7 @@ def test_unordered_dark_fry_never_fails_and_last_stands() -> None:
     assert hand.trump == Suit.DIAMONDS and hand.adjustments == []
     # the trump is announced at play, the fry's cards only after the first trick
     assert hand.view(2).trump == "d"
-    assert all("cards" not in b for b in hand.view(2).bids)
+    assert all(b.cards is None for b in hand.view(2).bids)
 
 
 def test_dark_bids_are_hidden_until_frying_ends() -> None:
@@ -179,8 +181,8 @@ def test_dark_bids_are_hidden_until_frying_ends() -> None:
     hand.deal_all()
     hand.bid(0, P("8s 8s"))
     v = hand.view(1)
-    assert v.bids == ({"player": 0, "fry": False},) and v.trump is None
-    assert hand.view(0).bids[0]["cards"] == "8s 8s"
+    assert [b.to_json() for b in v.bids] == [{"player": 0, "fry": False}] and v.trump is None
+    assert hand.view(0).bids[0].cards == tuple(P("8s 8s"))
 
 
 # -- play: throws, red 5s, kou di ---------------------------------------------------------------
@@ -252,7 +254,8 @@ def test_failed_throw_on_each_side(leader: int, sign: int) -> None:
     ev = hand.play(leader, P("Ah Qh"))
     assert ev.cards == tuple(P("Qh"))  # the forced play: the failing unit
     fail = [e for e in hand.iter_events() if e.what == "throw_failed"]
-    assert fail and fail[0].points == sign * 20 and fail[0].public and fail[0].cards == tuple(P("Ah Qh"))
+    assert fail and fail[0].points == sign * 20 and fail[0].kind.visibility is Visibility.PUBLIC
+    assert fail[0].cards == tuple(P("Ah Qh"))
     assert hand.adjustments == [(f"failed throw by player {leader}", sign * 20)]
     assert P("Ah")[0] in hand.hands[leader]  # the rest goes back to the hand
 

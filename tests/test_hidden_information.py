@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 import conftest
 from chaodipi.bidding import classify_bid
 from chaodipi.cards import Card, Rank, Suit, parse_cards
-from chaodipi.hand import Action, Event, Hand, IllegalActionError, Phase, View
+from chaodipi.driver import run_hand
+from chaodipi.hand import Action, Event, Hand, IllegalActionError, Legal, Phase, View
 from chaodipi.rules import PRESET_NAMES, FryVisibility, NoBidTrump, RuleSet
 from chaodipi.settlement import Progress
 from chaodipi.simulate import RandomPolicy
@@ -106,8 +107,8 @@ def test_a_void_dark_bid_tells_its_maker_nothing() -> None:
     ev = hand.bid(1, P("8c 8c"))
     assert ev.what == "bid" and not hand.bid_log[-1][2]
     mine = hand.view(1)
-    assert mine.bids[1] == {"player": 1, "fry": False, "cards": "8c 8c"}  # no "valid"
-    assert "valid" not in mine.bids[0] and "cards" not in mine.bids[0]
+    assert mine.bids[1].to_json() == {"player": 1, "fry": False, "cards": "8c 8c"}  # no "valid"
+    assert mine.bids[0].to_json() == {"player": 0, "fry": False}
     assert all(e.what != "bid_void" for e in hand.log if isinstance(e, Event))
     others = [e for e in hand.view(2).events if e.what == "bid"]
     assert [(e.player, e.cards, e.detail) for e in others] == [(0, (), ""), (1, (), "")]
@@ -119,11 +120,11 @@ def test_a_failed_dark_fry_is_known_only_when_frying_ends() -> None:
     hand.fry(2, P("8c 8c"))  # clubs under spades: this fry fails
     hand.bury(2, non_level(hand, 2))
     v = hand.view(2)
-    assert "valid" not in v.bids[1] and v.points == 0
+    assert v.bids[1].valid is None and v.points == 0
     assert all(e.what != "fry_failed" for e in v.events)
     asked_until_first_fry(hand)
     v = hand.view(2)
-    assert v.bids[1]["valid"] is False and v.points == 80
+    assert v.bids[1].valid is False and v.points == 80
     assert [e.what for e in v.events if e.what == "fry_failed"] == ["fry_failed"]
 
 
@@ -169,17 +170,15 @@ def test_unordered_only_the_last_fry_is_shown_after_the_first_trick() -> None:
     hand.fry(1, P("8d 8d"))
     hand.bury(1, non_level(hand, 1))
     asked_until_first_fry(hand)
-    assert [("cards" in b) for b in hand.view(2).bids] == [False, False]
-    policy = RandomPolicy(random.Random(1))
-    while not hand.tricks:
-        policy.act(hand)
+    assert [b.cards for b in hand.view(2).bids] == [None, None]
+    deciders = [RandomPolicy(random.Random(1)).decide] * 4
+    run_hand(hand, deciders, until=lambda h: bool(h.tricks))
     bids = hand.view(2).bids
-    assert "cards" not in bids[0] and "valid" not in bids[0]  # never revealed
-    assert bids[1]["cards"] == "8d 8d"
-    assert hand.view(0).bids[0]["cards"] == "8s 8s"  # one's own
-    while hand.phase != Phase.OVER:
-        policy.act(hand)
-    assert "cards" not in hand.view(2).bids[0]
+    assert bids[0].cards is None and bids[0].valid is None  # never revealed
+    assert bids[1].cards == tuple(P("8d 8d"))
+    assert hand.view(0).bids[0].cards == tuple(P("8s 8s"))  # one's own
+    run_hand(hand, deciders)
+    assert hand.view(2).bids[0].cards is None
 
 
 # -- 5. showing 5h 5h before a flag hand (RULES §11.5) ------------------------------------------
@@ -187,14 +186,14 @@ def test_show_red5_is_offered_to_scoring_holders_whoever_is_to_act() -> None:
     hand = new_hand("institute2023", {1: "5h 5h", 0: "Ah"}, dealer=0, flag=True)
     hand.deal_all()
     assert hand.phase == Phase.PLAY and hand.to_act() == 0
-    assert hand.view(1).legal == {"show_red5": True}
-    assert "show_red5" not in hand.view(0).legal and "show_red5" not in hand.view(3).legal
+    assert hand.view(1).legal == Legal(show_red5=True)
+    assert not hand.view(0).legal.show_red5 and not hand.view(3).legal.show_red5
     hand.show_red5(1)
-    assert "show_red5" not in hand.view(1).legal
+    assert not hand.view(1).legal
     hand2 = new_hand("institute2023", {3: "5h 5h", 0: "Ah"}, dealer=0, flag=True)
     hand2.deal_all()
     hand2.play(0, P("Ah"))
-    assert "show_red5" not in hand2.view(3).legal  # once the first card is played
+    assert not hand2.view(3).legal.show_red5  # once the first card is played
 
 
 # -- 6. a no-bid hand's kitty (RULES §9.5) -------------------------------------------------------
@@ -231,22 +230,21 @@ def test_apply_during_the_deal_refuses_before_dealing() -> None:
     for _ in range(10):
         hand.deal_card()
     before = snapshot(hand)
-    for action in (
-        Action("play", 0, tuple(P("3c"))),
-        Action("bury", 0, tuple(P("3c")) * 8),
-        Action("pass", 1),
-        Action("fry", 1, tuple(P("8c 8c"))),
-        Action("show_red5", 1),
-        Action("bid", 0, tuple(P("8s")), at=5),  # in the past
-        Action("bid", 1, tuple(P("BJ BJ")), at=100),  # not held then
-        Action("bid", 0, tuple(P("8s")), at=101),  # beyond the deal
-        Action("bid", None, tuple(P("8s"))),
-        Action("deal", 0),
+    for make in (
+        lambda: Action.play(0, P("3c")),
+        lambda: Action.bury(0, P("3c") * 8),
+        lambda: Action.pass_fry(1),
+        lambda: Action.fry(1, P("8c 8c")),
+        lambda: Action.show_red5(1),
+        lambda: Action.bid(0, P("8s"), at=5),  # in the past
+        lambda: Action.bid(1, P("BJ BJ"), at=100),  # not held then
+        lambda: Action.bid(0, P("8s"), at=101),  # beyond the deal
+        lambda: Action("bid", None, tuple(P("8s"))),  # type: ignore[arg-type]
+        lambda: Action("deal", 0),  # type: ignore[arg-type]
     ):
         with pytest.raises(IllegalActionError):
-            hand.apply(action)
-        assert snapshot(hand) == before, action
-        assert not hand.can_apply(action)
+            hand.apply(make())
+        assert snapshot(hand) == before, make
     hand.apply(Action("bid", 0, tuple(P("8s")), at=100))  # dealt to 100, then the bid
     assert hand.dealt == 100 and hand.standing is not None
 
@@ -295,23 +293,13 @@ def random_hand(preset: str, rng: random.Random) -> Hand:
 def drive(hand: Hand, rng: random.Random, step: Callable[[Hand], None]) -> None:
     """Play the hand with random legal actions (bids during the deal too), calling ``step`` after each."""
     policy = RandomPolicy(rng, bid_chance=0.6, fry_chance=0.5)
+
+    def after(h: Hand) -> None:
+        if h.phase != Phase.DEAL or h.dealt % 9 == 0 or (isinstance(h.log[-1], Event) and h.log[-1].kind != "dealt"):
+            step(h)
+
     step(hand)
-    while hand.phase == Phase.DEAL:
-        ev = hand.deal_card()
-        if hand.bidding is not None and ev.player is not None:
-            policy.maybe_bid(hand, ev.player)
-        if hand.dealt % 9 == 0 or hand.bid_log:
-            step(hand)
-    if hand.phase == Phase.COUNTDOWN:
-        for p in rng.sample(range(4), 4):
-            policy.maybe_bid(hand, p)
-            step(hand)
-        if hand.can_close_bidding():  # (a step may have closed it)
-            hand.close_bidding()
-    while hand.phase not in (Phase.OVER, Phase.REDEAL):
-        step(hand)
-        if hand.phase not in (Phase.OVER, Phase.REDEAL):
-            policy.act(hand)
+    run_hand(hand, [policy.decide] * 4, after=after)
     step(hand)
 
 
@@ -373,10 +361,10 @@ def check_view(hand: Hand, seat: int, view: View) -> None:
             continue
         last = k == len(view.bids) - 1
         revealed = not before_play and (not unordered or (hand.tricks and last))
-        if entry["player"] != seat and not revealed:
-            assert "cards" not in entry and "valid" not in entry, entry
+        if entry.player != seat and not revealed:
+            assert entry.cards is None and entry.valid is None, entry
         if not revealed:
-            assert "valid" not in entry, entry
+            assert entry.valid is None, entry
     if dark and before_play and not hand.kitty_trump_used and not hand.flag:
         assert view.trump is None
         known = own_trump(hand, seat)

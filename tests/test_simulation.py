@@ -13,6 +13,7 @@ import random
 import pytest
 
 from chaodipi.cards import Card, points_of
+from chaodipi.driver import run_hand
 from chaodipi.game import Game
 from chaodipi.hand import Hand, Phase
 from chaodipi.record import game_record, replay
@@ -70,19 +71,11 @@ def _check_step(hand: Hand, check_views: bool) -> None:
 
 
 def _play_checked(hand: Hand, policy: RandomPolicy, check_views: bool) -> None:
-    while hand.phase == Phase.DEAL:
-        ev = hand.deal_card()
-        if ev.cards[0].suit is None or ev.cards[0].rank == hand.level:
-            policy.maybe_bid(hand, ev.player or 0)
-            _check_step(hand, check_views)
-    _check_step(hand, check_views)
-    if hand.phase == Phase.COUNTDOWN:
-        for p in range(4):
-            policy.maybe_bid(hand, p)
-        hand.close_bidding()
-    while hand.phase not in (Phase.OVER, Phase.REDEAL):
-        policy.act(hand)
-        _check_step(hand, check_views and len(hand.tricks) % 5 == 0)
+    def after(h: Hand) -> None:
+        sample = h.dealt % 10 == 0 if h.phase == Phase.DEAL else len(h.tricks) % 5 == 0
+        _check_step(h, check_views and (sample or h.phase not in (Phase.DEAL, Phase.PLAY)))
+
+    run_hand(hand, [policy.decide] * 4, after=after)
     _check_step(hand, check_views)
 
 

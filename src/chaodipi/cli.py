@@ -24,13 +24,15 @@ SUIT_LABEL = {TRUMP: "主 trump", "s": "♠ 黑桃", "h": "♥ 红桃", "c": "�
 
 
 def _cmd_referee(args: argparse.Namespace) -> int:
-    raw = sys.stdin.buffer.read()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        print('{"error": "the input is not UTF-8 text: JSON lines expected"}')
-        return 2
-    return run_lines(io.StringIO(text), sys.stdout)
+    from chaodipi.referee import read_lines
+
+    # Line by line: each answer is written and flushed before the next line is read, so a client
+    # can converse; a bad line (too long, not UTF-8, not JSON) gets an error answer and the rest go
+    # on. Answers are UTF-8 whatever the locale.
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(encoding="utf-8", newline="\n")
+    stdin = getattr(sys.stdin, "buffer", None)  # a text stream put in place of stdin has none
+    return run_lines(sys.stdin if stdin is None else read_lines(stdin), sys.stdout)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -85,10 +87,12 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
+    from chaodipi.record import unfinished_at
+
     status = 0
     for name in args.files:
         try:
-            game = replay(load_record(name))
+            game = replay(load_record(name), allow_unfinished=args.allow_unfinished)
         except RecordError as exc:
             print(f"{name}: {exc}", file=sys.stderr)
             status = 1
@@ -96,7 +100,11 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         if not args.quiet:
             for line in describe_game(game):
                 print(line)
-        print(f"{name}: replayed {len(game.hands)} hands; every action is legal and every result agrees")
+        stop = unfinished_at(game)
+        print(
+            f"{name}: replayed {len(game.hands)} hands; every action is legal and every result agrees"
+            + ("" if stop is None else f"; the game is unfinished: {stop}")
+        )
     return status
 
 
@@ -148,6 +156,11 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("replay", help="re-check a record against the rules and print the game hand by hand")
     rep.add_argument("files", nargs="+")
     rep.add_argument("--quiet", action="store_true", help="only check, print no log")
+    rep.add_argument(
+        "--allow-unfinished",
+        action="store_true",
+        help="accept a game that is not over (the record ends mid-hand or between hands) and say where it stops",
+    )
     rep.set_defaults(func=_cmd_replay)
     sp = sub.add_parser("selfplay", help="play a game with random legal actions and print its log")
     sp.add_argument("--preset", default="standard", choices=PRESET_NAMES)

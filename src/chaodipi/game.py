@@ -19,8 +19,8 @@ from typing import Any
 
 from chaodipi.cards import Rank, shuffled_deck
 from chaodipi.hand import Hand, HandResult, IllegalActionError, Phase
+from chaodipi.levels import Progress, Side
 from chaodipi.rules import RuleSet
-from chaodipi.settlement import Progress, Side
 
 __all__ = ["Game", "GameError", "Match", "team_of"]
 

@@ -30,9 +30,8 @@ Actions, by phase:
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from chaodipi.bidding import (
     Bid,
@@ -45,46 +44,44 @@ from chaodipi.bidding import (
     kitty_trump_turned,
     parse_choice,
 )
-from chaodipi.cards import Card, Rank, Suit, format_cards, parse_cards, points_of
+from chaodipi.cards import Card, Rank, Suit, format_cards, points_of
 from chaodipi.leads import unit_leads
+from chaodipi.levels import Progress, Side
+from chaodipi.log import Action, ActionKind, Event, EventKind, IllegalActionError
 from chaodipi.play import FollowRule, check_throw
 from chaodipi.rules import FryTurns, FryVisibility, RuleSet
-from chaodipi.settlement import LastTrick, Progress, Settlement, Side, settle
+from chaodipi.settlement import LastTrick, Settlement, settle
 from chaodipi.trick import kitty_multiplier, resolve_trick
 from chaodipi.trump import FIVE_HEARTS, TrumpOrder
 from chaodipi.units import Format, PlayError, decompose
+from chaodipi.view import BidEntry, BidOption, Legal, Phase, TrickRecord, View
 
 __all__ = [
     "Action",
+    "ActionKind",
     "Event",
+    "EventKind",
     "Hand",
     "HandResult",
     "IllegalActionError",
+    "Legal",
     "Phase",
+    "TrickRecord",
     "View",
     "seat_side",
 ]
 
 RED5_PENALTY = 50  # RULES §11.7: 逼红5 / 保红5, per 5h
-#: The kinds of :class:`Action`, as recorded.
-ACTION_KINDS = ("bid", "close", "bury", "fry", "pass", "play", "show_red5")
 KITTY_SIZE = 8
 
 
-class IllegalActionError(ValueError):
-    """An action that the rules do not allow now; the message says why."""
+class BidRecord(NamedTuple):
+    """A bid or fry in a hand's history: who, the bid, whether it stood when made, whether a fry."""
 
-
-class Phase(StrEnum):
-    """Where a hand stands."""
-
-    DEAL = "deal"
-    COUNTDOWN = "countdown"
-    BURY = "bury"
-    FRY = "fry"
-    PLAY = "play"
-    OVER = "over"
-    REDEAL = "redeal"
+    player: int
+    bid: Bid
+    valid: bool
+    fry: bool
 
 
 def seat_side(seat: int, dealer: int) -> Side:
@@ -93,85 +90,6 @@ def seat_side(seat: int, dealer: int) -> Side:
 
 
 # -- records -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Action:
-    """A player's action, as recorded: enough to replay it.
-
-    ``kind`` is ``bid``, ``close``, ``bury``, ``fry``, ``pass``, ``play`` or ``show_red5``;
-    ``at`` is the number of cards dealt when a bid was made.
-    """
-
-    kind: str
-    player: int | None = None
-    cards: tuple[Card, ...] = ()
-    choose: str | None = None
-    at: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"a": self.kind}
-        if self.player is not None:
-            out["p"] = self.player
-        if self.cards:
-            out["cards"] = format_cards(self.cards)
-        if self.choose is not None:
-            out["choose"] = self.choose
-        if self.at is not None:
-            out["at"] = self.at
-        return out
-
-    @classmethod
-    def from_json(cls, obj: Any) -> Action:
-        if not isinstance(obj, dict) or not isinstance(obj.get("a"), str):
-            raise IllegalActionError(f"an action must be an object with 'a', not {obj!r}")
-        player = obj.get("p")
-        if player is not None and (not isinstance(player, int) or not 0 <= player <= 3):
-            raise IllegalActionError(f"an action's player must be 0..3, not {player!r}")
-        at = obj.get("at")
-        if at is not None and not isinstance(at, int):
-            raise IllegalActionError(f"an action's 'at' must be a number, not {at!r}")
-        return cls(obj["a"], player, tuple(parse_cards(obj.get("cards", ""))), obj.get("choose"), at)
-
-
-@dataclass(frozen=True, slots=True)
-class Event:
-    """Something that happened in a hand: an action's effect or a step of the engine.
-
-    ``what`` names it (``dealt``, ``bid``, ``bid_void``, ``closed``, ``redeal``, ``kitty_trump``,
-    ``kitty_taken``, ``buried``, ``fried``, ``fry_failed``, ``passed``, ``frying_over``,
-    ``played``, ``throw_failed``, ``forced_red5``, ``kept_red5``, ``trick``, ``kou_di``,
-    ``red5_shown``, ``settled``); ``player`` who, ``cards`` which cards, ``points`` a
-    change to the scoring side's total, ``detail`` words for the log.
-    ``public`` says whether every player sees it (burials and the cards dealt are not
-    public); ``private_cards`` that every player sees *that* it happened but only
-    ``player`` sees its cards and detail (dark bids and fries, RULES §10.5).
-    """
-
-    what: str
-    player: int | None = None
-    cards: tuple[Card, ...] = ()
-    points: int = 0
-    detail: str = ""
-    public: bool = True
-    private_cards: bool = False
-
-    def seen_by(self, seat: int) -> Event | None:
-        """The event as ``seat`` sees it: itself, without its cards, or None (RULES: hidden information)."""
-        if self.player == seat:
-            return self
-        if not self.public:
-            return None
-        if self.private_cards:
-            return Event(self.what, self.player, (), self.points, "", True, True)
-        return self
-
-    def describe(self) -> str:
-        who = "" if self.player is None else f"player {self.player} "
-        cards = f" {format_cards(self.cards)}" if self.cards else ""
-        pts = f" ({self.points:+d})" if self.points else ""
-        extra = f": {self.detail}" if self.detail else ""
-        return f"{who}{self.what}{cards}{pts}{extra}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,54 +116,6 @@ class HandResult:
             "adjustments": [list(a) for a in self.adjustments],
             "settlement": self.settlement.to_json(),
         }
-
-
-@dataclass(frozen=True, slots=True)
-class TrickRecord:
-    """A finished trick: the leader, the four plays in play order, the winner and the points."""
-
-    leader: int
-    plays: tuple[tuple[int, tuple[Card, ...]], ...]
-    winner: int
-    points: int
-
-
-@dataclass(frozen=True, slots=True)
-class View:
-    """What one player may know at one moment (RULES: hidden information stays hidden)."""
-
-    seat: int
-    rules: RuleSet
-    phase: Phase
-    dealer: int | None
-    level: str
-    trump: str | None  # None while the player cannot know it
-    hand: tuple[Card, ...]
-    kitty: tuple[Card, ...] | None  # only for whoever holds or last buried it
-    bids: tuple[dict[str, Any], ...]
-    current_trick: tuple[tuple[int, tuple[Card, ...]], ...]
-    tricks: tuple[TrickRecord, ...]
-    points: int  # the scoring side's points so far (tricks and public adjustments)
-    to_act: int | None
-    events: tuple[Event, ...]
-    hand_sizes: tuple[int, int, int, int] = (0, 0, 0, 0)  # how many cards each seat holds (public)
-    legal: dict[str, Any] = field(default_factory=dict)
-
-    def cards_seen(self) -> set[Card]:
-        """Every card this view shows (for hidden-information tests)."""
-        seen = set(self.hand)
-        if self.kitty:
-            seen.update(self.kitty)
-        for _, cards in self.current_trick:
-            seen.update(cards)
-        for t in self.tricks:
-            for _, cards in t.plays:
-                seen.update(cards)
-        for e in self.events:
-            seen.update(e.cards)
-        for b in self.bids:
-            seen.update(parse_cards(b.get("cards", "")))
-        return seen
 
 
 # -- the hand ----------------------------------------------------------------------------
@@ -297,14 +167,13 @@ class Hand:
         self.kitty_holder: int | None = None
         self.phase = Phase.DEAL
         self.log: list[Action | Event] = []
-        self.actions: list[Action] = []
         self.bidding: Bidding | None = None if self.flag else Bidding(rules, self.level or Rank.TWO)
         self.last_bidder: int | None = None  # the last player to declare or fry, as the table sees it
         self.kitty_trump_used = False
         self.trump: Suit | None = None
         self.to: TrumpOrder = TrumpOrder.of(rules, self.level, None)
         self.red5_player: int | None = None  # who made the last 5h 5h bid or fry, or showed 5h 5h
-        self.bid_log: list[tuple[int, Bid, bool, bool]] = []  # (player, bid, valid, is_fry)
+        self._bid_entries: list[int] = []  # where the bid and fry events are in the log
         # frying
         self.fry_next: int | None = None
         self.fry_passed: set[int] = set()
@@ -390,8 +259,23 @@ class Hand:
 
     def _record(self, item: Action | Event) -> None:
         self.log.append(item)
-        if isinstance(item, Action):
-            self.actions.append(item)
+
+    @property
+    def actions(self) -> list[Action]:
+        """The players' actions so far, in order (what a record stores), read from the log."""
+        return [item for item in self.log if isinstance(item, Action)]
+
+    @property
+    def bid_log(self) -> list[BidRecord]:
+        """Every bid and fry so far, with whether it stood when made, read from the log."""
+        out = []
+        for k in self._bid_entries:
+            action, event = self.log[k - 1], self.log[k]
+            assert isinstance(action, Action) and isinstance(event, Event) and action.player is not None
+            choice = None if action.choose is None else parse_choice(action.choose)
+            bid = Bid(action.player, action.cards, choice)
+            out.append(BidRecord(action.player, bid, bool(event.valid), action.kind is ActionKind.FRY))
+        return out
 
     @property
     def dark(self) -> bool:
@@ -441,7 +325,7 @@ class Hand:
         card = self.deck[self.dealt]
         self.hands[seat].append(card)
         self.dealt += 1
-        ev = Event("dealt", seat, (card,), public=False)
+        ev = Event(EventKind.DEALT, seat, (card,))
         self._record(ev)
         if self.dealt == self.deal_size:
             self.kitty = list(self.deck[self.deal_size :])
@@ -540,22 +424,22 @@ class Hand:
         self.verify_bid(player, cards, choose)
         assert self.bidding is not None
         bid = self._make_bid(player, cards, choose)
-        self._record(Action("bid", player, tuple(cards), choose, at=self.dealt))
+        self._record(Action.bid(player, cards, choose, at=self.dealt))
         valid = self.bidding.offer(bid)
-        self.bid_log.append((player, bid, valid, False))
         self.last_bidder = player
         if valid and len(cards) == 2 and cards[0] is FIVE_HEARTS:
             self.red5_player = player
         # RULES §10.5: a dark bid's validity is told to nobody, its maker included, before frying ends
-        ev = Event("bid", player, tuple(cards), detail=choose or "", private_cards=self.dark)
+        ev = Event(EventKind.BID, player, tuple(cards), detail=choose or "", valid=valid)
+        self._bid_entries.append(len(self.log))
         self._record(ev)
         return ev
 
-    def possible_bids(self, player: int) -> list[tuple[tuple[Card, ...], str | None]]:
+    def possible_bids(self, player: int) -> list[BidOption]:
         """The bids ``player`` could make now (each 5h 5h once per choice)."""
         if self.phase not in (Phase.DEAL, Phase.COUNTDOWN) or self.bidding is None:
             return []
-        return [b for b in self._candidate_bids(player) if self.can_bid(player, *b)]
+        return [BidOption(*b) for b in self._candidate_bids(player) if self.can_bid(player, *b)]
 
     def _candidate_bids(self, player: int) -> list[tuple[tuple[Card, ...], str | None]]:
         hand = self.hands[player]
@@ -594,12 +478,12 @@ class Hand:
         """The countdown ends: decide the dealer, or redeal, or take trump from the kitty (RULES §9.4–9.5)."""
         self.verify_close_bidding()
         assert self.bidding is not None
-        self._record(Action("close"))
+        self._record(Action.close())
         standing = self.bidding.standing
         if standing is None:
             if self.dealer is None:
                 self.phase = Phase.REDEAL
-                ev = Event("redeal", detail="nobody bid in the first hand: the cards are dealt again (流庄)")
+                ev = Event(EventKind.REDEAL, detail="nobody bid in the first hand: the cards are dealt again (流庄)")
                 self._record(ev)
                 return ev
             self.trump, turned = kitty_trump_turned(self.rules, self.level or Rank.TWO, self.kitty)
@@ -607,7 +491,7 @@ class Hand:
             # RULES §9.5: the table sees the kitty turned up to the card that decides; the rest stay hidden
             self._record(
                 Event(
-                    "kitty_trump",
+                    EventKind.KITTY_TRUMP,
                     cards=tuple(self.kitty[:turned]),
                     detail=f"trump {format_trump(self.trump)} from the kitty",
                 )
@@ -617,7 +501,7 @@ class Hand:
                 self.dealer = standing.player  # 正主正庄 (RULES §9.4)
             self.trump = standing.trump
         self.to = TrumpOrder.of(self.rules, self.level, self.trump)
-        ev = Event("closed", self.dealer, detail=f"dealer {self.dealer}")
+        ev = Event(EventKind.CLOSED, self.dealer, detail=f"dealer {self.dealer}")
         self._record(ev)
         self._give_kitty(self.dealer)
         return ev
@@ -630,7 +514,7 @@ class Hand:
         self.kitty = []
         self.kitty_holder = seat
         self.phase = Phase.BURY
-        self._record(Event("kitty_taken", seat, taken, public=False))
+        self._record(Event(EventKind.KITTY_TAKEN, seat, taken))
 
     def verify_bury(self, player: int, cards: Sequence[Card]) -> None:
         self._check_seat(player)
@@ -653,12 +537,12 @@ class Hand:
     def bury(self, player: int, cards: Sequence[Card]) -> Event:
         """Bury 8 cards as the kitty (扣底)."""
         self.verify_bury(player, cards)
-        self._record(Action("bury", player, tuple(cards)))
+        self._record(Action.bury(player, cards))
         rest = self._holds(self.hands[player], cards)
         assert rest is not None
         self.hands[player] = rest
         self.kitty = list(cards)
-        ev = Event("buried", player, tuple(cards), public=False)
+        ev = Event(EventKind.BURIED, player, tuple(cards))
         self._record(ev)
         if self.kitty_trump_used:
             self._start_play()  # trump from the kitty: nobody may fry (RULES §9.5)
@@ -741,25 +625,26 @@ class Hand:
             return False
         return True
 
-    def possible_fries(self, player: int) -> list[tuple[tuple[Card, ...], str | None]]:
+    def possible_fries(self, player: int) -> list[BidOption]:
+        """The fries ``player`` could make now (each 5h 5h once per choice)."""
         if self.phase != Phase.FRY or player != self.fry_next:
             return []
-        return [b for b in self._candidate_bids(player) if len(b[0]) == 2 and self.can_fry(player, *b)]
+        return [BidOption(*b) for b in self._candidate_bids(player) if len(b[0]) == 2 and self.can_fry(player, *b)]
 
     def fry(self, player: int, cards: Sequence[Card], choose: str | None = None) -> Event:
         """Fry 炒底: override the standing bid, take the kitty and bury again (RULES §10.2)."""
         self.verify_fry(player, cards, choose)
         assert self.bidding is not None
         bid = self._make_bid(player, cards, choose)
-        self._record(Action("fry", player, tuple(cards), choose))
+        self._record(Action.fry(player, cards, choose))
         valid = self.bidding.offer(bid, fry=True, dark=self.dark)
-        self.bid_log.append((player, bid, valid, True))
         self.fries += 1
         self.last_bidder = player
         self.fry_passed = set()
         if valid and cards[0] is FIVE_HEARTS and len(cards) == 2:
             self.red5_player = player
-        ev = Event("fried", player, tuple(cards), detail=choose or "", private_cards=self.dark)
+        ev = Event(EventKind.FRIED, player, tuple(cards), detail=choose or "", valid=valid)
+        self._bid_entries.append(len(self.log))
         self._record(ev)
         self._give_kitty(player)
         return ev
@@ -781,9 +666,9 @@ class Hand:
     def pass_fry(self, player: int) -> Event:
         """Decline to fry."""
         self.verify_pass_fry(player)
-        self._record(Action("pass", player))
+        self._record(Action.pass_fry(player))
         self.fry_passed.add(player)
-        ev = Event("passed", player)
+        ev = Event(EventKind.PASSED, player)
         self._record(ev)
         self._next_fry_question(after_fry=False)
         if self.fry_next is None:
@@ -804,7 +689,7 @@ class Hand:
                     pen = self.rules.dark_fry_penalty or 0
                     delta = pen if self.side_of(player) is Side.DEALER else -pen
                     self.adjustments.append((f"failed dark fry by player {player}", delta))
-                    self._record(Event("fry_failed", player, bid.cards, delta, "炒底失败"))
+                    self._record(Event(EventKind.FRY_FAILED, player, bid.cards, delta, "炒底失败"))
             self.trump_revealed = True
             # institute2023: the last fry's cards are shown after the first trick (RULES §10.5)
             self.bid_cards_revealed = not unordered
@@ -814,14 +699,14 @@ class Hand:
             )
             self._record(
                 Event(
-                    "frying_over",
+                    EventKind.FRYING_OVER,
                     standing.player,
                     standing.cards if self.bid_cards_revealed else (),
                     detail=f"trump {format_trump(self.trump)}" + (f"; {history}" if self.bid_cards_revealed else ""),
                 )
             )
         else:
-            self._record(Event("frying_over", standing.player, detail=f"trump {format_trump(self.trump)}"))
+            self._record(Event(EventKind.FRYING_OVER, standing.player, detail=f"trump {format_trump(self.trump)}"))
         self._start_play()
 
     # -- play (RULES §5–§7) -----------------------------------------------------------------
@@ -883,7 +768,7 @@ class Hand:
         self.verify_play(player, cards)
         assert self.dealer is not None
         cards = tuple(cards)
-        self._record(Action("play", player, cards))
+        self._record(Action.play(player, cards))
         if not self.current:
             others = [self.hands[(player + k) % 4] for k in (1, 2, 3)]
             res = check_throw(cards, others, self.to)
@@ -892,7 +777,9 @@ class Hand:
                 delta = pen if self.side_of(player) is Side.DEALER else -pen
                 self.adjustments.append((f"failed throw by player {player}", delta))
                 self._record(
-                    Event("throw_failed", player, cards, delta, f"甩牌失败: must lead {format_cards(res.forced)}")
+                    Event(
+                        EventKind.THROW_FAILED, player, cards, delta, f"甩牌失败: must lead {format_cards(res.forced)}"
+                    )
                 )
                 cards = res.forced
                 self.lead_format = decompose(cards, self.to, lead=True)
@@ -905,12 +792,12 @@ class Hand:
             if forced:
                 delta = RED5_PENALTY * forced * (1 if self.side_of(player) is Side.DEALER else -1)
                 self.adjustments.append((f"逼红5: player {player} had to play 5h", delta))
-                self._record(Event("forced_red5", player, (FIVE_HEARTS,) * forced, delta, "逼红5"))
+                self._record(Event(EventKind.FORCED_RED5, player, (FIVE_HEARTS,) * forced, delta, "逼红5"))
         rest = self._holds(self.hands[player], cards)
         assert rest is not None
         self.hands[player] = rest
         self.current.append((player, cards))
-        ev = Event("played", player, cards)
+        ev = Event(EventKind.PLAYED, player, cards)
         self._record(ev)
         if len(self.current) == 4:
             self._finish_trick()
@@ -925,12 +812,16 @@ class Hand:
         self.captured[0 if side is Side.DEALER else 1] += res.points
         rec = TrickRecord(self.leader, tuple(self.current), winner, res.points)
         self.tricks.append(rec)
-        self._record(Event("trick", winner, (), res.points if side is Side.SCORING else 0, f"{res.points} points"))
+        self._record(
+            Event(EventKind.TRICK, winner, (), res.points if side is Side.SCORING else 0, f"{res.points} points")
+        )
         if not self.bid_cards_revealed and len(self.tricks) == 1:
             self.bid_cards_revealed = True
             st = self.standing
             if st is not None:
-                self._record(Event("bid_shown", st.player, st.cards, detail="the last fry's cards (RULES §10.5)"))
+                self._record(
+                    Event(EventKind.BID_SHOWN, st.player, st.cards, detail="the last fry's cards (RULES §10.5)")
+                )
         last_plays = self.current
         self.leader = winner
         self.current = []
@@ -951,15 +842,15 @@ class Hand:
         if winner_side is Side.SCORING and self.kitty:
             mult = kitty_multiplier(lead_fmt, self.rules.kitty_multiplier)
             kou = kitty_pts * mult
-            self._record(Event("kou_di", last.winner, tuple(self.kitty), kou, f"抠底 ×{mult}"))
+            self._record(Event(EventKind.KOU_DI, last.winner, tuple(self.kitty), kou, f"抠底 ×{mult}"))
         elif self.kitty:
-            self._record(Event("kitty_shown", None, tuple(self.kitty), detail="the dealer side kept the kitty"))
+            self._record(Event(EventKind.KITTY_SHOWN, None, tuple(self.kitty), detail="the dealer side kept the kitty"))
         # RULES §11.7 保红5: the last lead is the player's last 5h (or pair of 5h)
         if self.rules.red5_bonus and lead_cards and all(c is FIVE_HEARTS for c in lead_cards):
             leader = plays[0][0]
             bonus = RED5_PENALTY * len(lead_cards) * (1 if self.side_of(leader) is Side.SCORING else -1)
             self.adjustments.append((f"保红5: player {leader} kept 5h to the end", bonus))
-            self._record(Event("kept_red5", leader, lead_cards, bonus, "保红5"))
+            self._record(Event(EventKind.KEPT_RED5, leader, lead_cards, bonus, "保红5"))
         p = self.captured[1] + kou + sum(d for _, d in self.adjustments)
         red5 = None
         if self.rules.double_red5 and self.red5_player is not None:
@@ -986,7 +877,7 @@ class Hand:
             settlement,
         )
         self.phase = Phase.OVER
-        self._record(Event("settled", None, (), 0, "; ".join(settlement.events) or f"p = {p}"))
+        self._record(Event(EventKind.SETTLED, None, (), 0, "; ".join(settlement.events) or f"p = {p}"))
 
     # -- flag hand: showing 5h 5h (RULES §11.5) ----------------------------------------------
     def verify_show_red5(self, player: int) -> None:
@@ -1019,9 +910,9 @@ class Hand:
 
     def show_red5(self, player: int) -> Event:
         self.verify_show_red5(player)
-        self._record(Action("show_red5", player))
+        self._record(Action.show_red5(player))
         self.red5_player = player
-        ev = Event("red5_shown", player, (FIVE_HEARTS, FIVE_HEARTS))
+        ev = Event(EventKind.RED5_SHOWN, player, (FIVE_HEARTS, FIVE_HEARTS))
         self._record(ev)
         return ev
 
@@ -1036,55 +927,45 @@ class Hand:
         """Raise unless :meth:`apply` would accept ``action``; nothing is dealt to find out."""
         if not isinstance(action, Action):
             raise IllegalActionError(f"not an action: {action!r}")
-        kind = action.kind
-        if kind not in ACTION_KINDS:
-            raise IllegalActionError(f"unknown action {kind!r}; the actions are {', '.join(ACTION_KINDS)}")
-        if kind == "bid":
-            target = action.at if action.at is not None else self.dealt
-            if isinstance(target, bool) or not isinstance(target, int) or not self.dealt <= target <= self.deal_size:
+        kind, player = action.kind, action.player
+        if kind is ActionKind.BID:
+            target = self.dealt if action.at is None else action.at
+            if not self.dealt <= target <= self.deal_size or (target > self.dealt and self.phase != Phase.DEAL):
                 raise IllegalActionError(
-                    f"a bid recorded after {target!r} cards, but {self.dealt} of {self.deal_size} are dealt"
+                    f"a bid recorded after {target} cards, but {self.dealt} of {self.deal_size} are dealt"
                 )
-            if target > self.dealt and self.phase != Phase.DEAL:
-                raise IllegalActionError(f"a bid recorded after {target} cards, but {self.dealt} were dealt")
-            if action.player is None:
-                raise IllegalActionError("a bid needs a player")
-            self._check_seat(action.player)
-            held = self._held_after(action.player, target) if target > self.dealt else None
-            self._verify_bid(action.player, action.cards, action.choose, held)
+            assert player is not None
+            held = self._held_after(player, target) if target > self.dealt else None
+            self._verify_bid(player, action.cards, action.choose, held)
             return
-        if kind == "close":
-            if self.phase == Phase.DEAL and self.bidding is not None:
-                return  # the rest is dealt, then the countdown ends (always allowed then)
-            self.verify_close_bidding()
+        if kind is ActionKind.CLOSE:
+            if not (self.phase == Phase.DEAL and self.bidding is not None):
+                self.verify_close_bidding()  # (during the deal: the rest is dealt, then the countdown ends)
             return
-        if action.player is None:
-            raise IllegalActionError(f"action {kind} needs a player")
-        self._check_seat(action.player)
+        assert player is not None
         if self.phase == Phase.DEAL:
             # only a flag hand goes from the deal straight to play: its lead and the showing of 5h 5h
-            held = self._held_after(action.player, self.deal_size)
-            if self.flag and kind == "show_red5":
-                self._verify_show_red5(action.player, held)
-                return
-            if self.flag and kind == "play":
-                if action.player != self.dealer:
-                    raise IllegalActionError(f"player {self.dealer} leads the first trick, not player {action.player}")
-                self._verify_lead(action.player, action.cards, held)
-                return
-            raise IllegalActionError(
-                f"{kind} comes after the deal, and {self.dealt} of {self.deal_size} cards are dealt"
-            )
-        if kind == "bury":
-            self.verify_bury(action.player, action.cards)
-        elif kind == "fry":
-            self.verify_fry(action.player, action.cards, action.choose)
-        elif kind == "pass":
-            self.verify_pass_fry(action.player)
-        elif kind == "play":
-            self.verify_play(action.player, action.cards)
+            held = self._held_after(player, self.deal_size)
+            if self.flag and kind is ActionKind.SHOW_RED5:
+                self._verify_show_red5(player, held)
+            elif self.flag and kind is ActionKind.PLAY:
+                if player != self.dealer:
+                    raise IllegalActionError(f"player {self.dealer} leads the first trick, not player {player}")
+                self._verify_lead(player, action.cards, held)
+            else:
+                raise IllegalActionError(
+                    f"{kind} comes after the deal, and {self.dealt} of {self.deal_size} cards are dealt"
+                )
+        elif kind is ActionKind.BURY:
+            self.verify_bury(player, action.cards)
+        elif kind is ActionKind.FRY:
+            self.verify_fry(player, action.cards, action.choose)
+        elif kind is ActionKind.PASS:
+            self.verify_pass_fry(player)
+        elif kind is ActionKind.PLAY:
+            self.verify_play(player, action.cards)
         else:
-            self.verify_show_red5(action.player)
+            self.verify_show_red5(player)
 
     def can_apply(self, action: Action) -> bool:
         """Whether :meth:`apply` would accept ``action``."""
@@ -1095,30 +976,32 @@ class Hand:
         return True
 
     def apply(self, action: Action) -> Event:
-        """Apply a recorded action, dealing first up to its ``at`` for bids (the rest of the deal for others).
+        """Make ``action``: the one dispatcher of players' actions (bots, replay, the server).
 
-        Atomic: the action is checked first, so a refused action deals nothing and changes nothing.
+        A bid is made after dealing up to its ``at`` (now, if None); any other action first deals
+        the rest of the cards. Atomic: the action is checked first, so a refused action deals
+        nothing and changes nothing.
         """
         self.verify_apply(action)
-        if action.kind == "bid":
-            target = action.at if action.at is not None else self.dealt
-            while self.dealt < target:
+        kind, player, cards, choose = action.kind, action.player, action.cards, action.choose
+        if kind is ActionKind.BID:
+            while action.at is not None and self.dealt < action.at:
                 self.deal_card()
-            assert action.player is not None
-            return self.bid(action.player, action.cards, action.choose)
+            assert player is not None
+            return self.bid(player, cards, choose)
         self.deal_all()
-        if action.kind == "close":
+        if kind is ActionKind.CLOSE:
             return self.close_bidding()
-        assert action.player is not None
-        if action.kind == "bury":
-            return self.bury(action.player, action.cards)
-        if action.kind == "fry":
-            return self.fry(action.player, action.cards, action.choose)
-        if action.kind == "pass":
-            return self.pass_fry(action.player)
-        if action.kind == "play":
-            return self.play(action.player, action.cards)
-        return self.show_red5(action.player)
+        assert player is not None
+        if kind is ActionKind.BURY:
+            return self.bury(player, cards)
+        if kind is ActionKind.FRY:
+            return self.fry(player, cards, choose)
+        if kind is ActionKind.PASS:
+            return self.pass_fry(player)
+        if kind is ActionKind.PLAY:
+            return self.play(player, cards)
+        return self.show_red5(player)
 
     # -- views ---------------------------------------------------------------------------------
     def cards_in_play(self) -> int:
@@ -1131,9 +1014,10 @@ class Hand:
     def visible_events(self, seat: int, start: int = 0) -> list[Event]:
         """The events from log entry ``start`` on, as ``seat`` sees them (:meth:`Event.seen_by`)."""
         out: list[Event] = []
+        dark = self.dark
         for item in self.log[start:]:
             if isinstance(item, Event):
-                seen = item.seen_by(seat)
+                seen = item.seen_by(seat, dark=dark)
                 if seen is not None:
                     out.append(seen)
         return out
@@ -1166,8 +1050,8 @@ class Hand:
             return TrumpOrder.of(self.rules, self.level, None)  # level cards and jokers only
         return TrumpOrder.of(self.rules, self.level, known if isinstance(known, Suit) else None)
 
-    def _bid_entries(self, seat: int) -> list[dict[str, Any]]:
-        """The bids as ``seat`` may see them (RULES §10.5).
+    def bid_entries(self, seat: int) -> list[BidEntry]:
+        """The bids and fries as ``seat`` may see them (RULES §10.5).
 
         Dark games: other players' cards and every bid's validity stay hidden until frying ends;
         with ``bid_order=unordered`` only the last fry's cards are shown, after the first trick.
@@ -1175,29 +1059,26 @@ class Hand:
         unordered = self.rules.bid_order.unordered
         all_shown = not self.dark or (self.trump_revealed and self.bid_cards_revealed and not unordered)
         last_shown = self.dark and unordered and self.trump_revealed and self.bid_cards_revealed
-        out: list[dict[str, Any]] = []
-        for k, (player, bid, valid, is_fry) in enumerate(self.bid_log):
-            public = all_shown or (last_shown and k == len(self.bid_log) - 1)
-            entry: dict[str, Any] = {"player": player, "fry": is_fry}
-            if public or player == seat:
-                entry["cards"] = format_cards(bid.cards)
-                if bid.choose is not None:
-                    entry["choose"] = bid.choose if isinstance(bid.choose, str) else bid.choose.value
-            if public:
-                entry["valid"] = valid
-            out.append(entry)
+        records = self.bid_log
+        out: list[BidEntry] = []
+        for k, (player, bid, valid, is_fry) in enumerate(records):
+            public = all_shown or (last_shown and k == len(records) - 1)
+            if not (public or player == seat):
+                out.append(BidEntry(player, is_fry))
+                continue
+            choose = None if bid.choose is None else str(bid.choose)
+            out.append(BidEntry(player, is_fry, bid.cards, choose, valid if public else None))
         return out
 
     def view(self, seat: int, *, legal: bool = True) -> View:
-        """Exactly what ``seat`` may know now (``legal=False`` leaves out the legal-action summary)."""
+        """Exactly what ``seat`` may know now (``legal=False`` leaves out the legal actions)."""
         self._check_seat(seat)
         known = self.known_trump(seat)
         announced = not self.dark or self.kitty_trump_used or self.phase in (Phase.PLAY, Phase.OVER)
+        sort_trump = known if isinstance(known, str) and not isinstance(known, Suit) else format_trump(known)
         trump: str | None = None  # None while the seat cannot know it
-        if known == "flag":
-            trump = "flag"
-        elif announced and known != "?":
-            trump = format_trump(known if isinstance(known, Suit) else None)
+        if sort_trump == "flag" or (announced and sort_trump != "?"):
+            trump = sort_trump
         kitty = tuple(self.kitty) if self.kitty_holder == seat or self.phase == Phase.OVER else None
         return View(
             seat=seat,
@@ -1208,44 +1089,40 @@ class Hand:
             trump=trump,
             hand=tuple(self.order_for(seat).sorted(self.hands[seat])),
             kitty=kitty,
-            bids=tuple(self._bid_entries(seat)),
+            bids=tuple(self.bid_entries(seat)),
             current_trick=tuple(self.current),
             tricks=tuple(self.tricks),
             points=self.captured[1] + sum(d for _, d in self.adjustments),
             to_act=self.to_act(),
             events=tuple(self.visible_events(seat)),
             hand_sizes=(len(self.hands[0]), len(self.hands[1]), len(self.hands[2]), len(self.hands[3])),
-            legal=self.legal_summary(seat) if legal else {},
+            legal=self.legal(seat) if legal else Legal(),
+            sort_trump=sort_trump,
         )
 
-    def legal_summary(self, seat: int, limit: int = 200) -> dict[str, Any]:
-        """The player's legal actions now: bids, fries, burial, leads or follows (follows capped at ``limit``)."""
-        out: dict[str, Any] = {}
-        if self.flag and self.can_show_red5(seat):
-            out["show_red5"] = True  # whoever's turn it is (RULES §11.5)
+    def legal(self, seat: int, limit: int = 200) -> Legal:
+        """What ``seat`` may do now: bids, fries, burial, leads or follows (follows capped at ``limit``)."""
+        self._check_seat(seat)
+        show_red5 = self.flag and self.can_show_red5(seat)  # whoever's turn it is (RULES §11.5)
         if self.phase in (Phase.DEAL, Phase.COUNTDOWN):
-            out["bids"] = [{"cards": format_cards(c), "choose": ch} for c, ch in self.possible_bids(seat)]
-        elif self.to_act() != seat:
-            return out
-        elif self.phase == Phase.BURY:
-            out["bury"] = KITTY_SIZE
-        elif self.phase == Phase.FRY:
-            out["pass"] = True
-            out["fries"] = [{"cards": format_cards(c), "choose": ch} for c, ch in self.possible_fries(seat)]
-        elif self.phase == Phase.PLAY:
-            rule = self.follow_rule(seat)
-            if rule is None:
-                out["leads"] = [format_cards(u.cards) for u in unit_leads(self.hands[seat], self.to)]
-                out["throws"] = True
-            else:
-                plays = []
-                for k, p in enumerate(rule.legal_plays()):
-                    if k == limit:
-                        out["more"] = True
-                        break
-                    plays.append(format_cards(p))
-                out["follows"] = plays
-        return out
+            return Legal(bids=tuple(self.possible_bids(seat)), show_red5=show_red5)
+        if self.to_act() != seat:
+            return Legal(show_red5=show_red5)
+        if self.phase == Phase.BURY:
+            return Legal(bury=KITTY_SIZE)
+        if self.phase == Phase.FRY:
+            return Legal(fries=tuple(self.possible_fries(seat)), can_pass=True)
+        rule = self.follow_rule(seat)
+        if rule is None:
+            leads = tuple(u.cards for u in unit_leads(self.hands[seat], self.to))
+            return Legal(leads=leads, can_throw=True, show_red5=show_red5)
+        follows: list[tuple[Card, ...]] = []
+        for play in rule.legal_plays():
+            if len(follows) == limit:
+                return Legal(follows=tuple(follows), more_follows=True, show_red5=show_red5)
+            follows.append(play)
+        return Legal(follows=tuple(follows), show_red5=show_red5)
 
     def iter_events(self) -> Iterator[Event]:
+        """Every event of the hand, all cards shown (for records of finished games, not for players)."""
         return (e for e in self.log if isinstance(e, Event))

@@ -1,9 +1,21 @@
 """Game records: a JSON document with the rules, the seed and every action (docs/record-format.md).
 
 :func:`game_record` writes one from a played :class:`~chaodipi.game.Game`;
-:func:`replay` rebuilds the game from a record, re-checking every action against the
-rules, and fails with :class:`RecordError` at the first action or result that does
-not agree. :func:`describe_game` prints a game hand by hand.
+:func:`replay` rebuilds the game from a record and proves it: every action is re-checked
+against the rules and every stored field (hand numbers, first seats, dealers, results,
+the winner, the final levels and credits) is compared with the recomputed game. The
+first thing that does not agree stops the replay with a :class:`RecordError` naming the
+hand and action, or the field. :func:`describe_game` prints a game hand by hand.
+
+>>> from chaodipi.simulate import simulate_game
+>>> record = game_record(simulate_game(RuleSet.preset("standard"), 1))
+>>> replay(record).winner == record["winner"]
+True
+>>> record["hands"][0]["first_seat"] = (record["hands"][0]["first_seat"] + 1) % 4
+>>> replay(record)  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+chaodipi.record.RecordError: hand 1: first_seat: the record says ..., the seed deals from ...
 """
 
 from __future__ import annotations
@@ -14,15 +26,45 @@ from pathlib import Path
 from typing import Any
 
 from chaodipi.cards import format_cards
-from chaodipi.game import Game
-from chaodipi.hand import Action, Hand, IllegalActionError, Phase
+from chaodipi.game import MAX_HANDS, Game
+from chaodipi.hand import Action, Hand, Phase
 from chaodipi.rules import RuleSet
 
-__all__ = ["FORMAT", "RecordError", "describe_game", "game_record", "load_record", "replay"]
+__all__ = [
+    "FORMAT",
+    "MAX_ACTIONS_PER_HAND",
+    "MAX_RECORD_BYTES",
+    "RecordError",
+    "describe_game",
+    "game_record",
+    "load_record",
+    "replay",
+    "unfinished_at",
+]
 
 FORMAT = "chaodipi-record/1"
 SEAT_NAMES = ("南 South", "东 East", "北 North", "西 West")
 SUIT_WORDS = {"s": "♠ spades 黑桃", "h": "♥ hearts 红桃", "c": "♣ clubs 梅花", "d": "♦ diamonds 方块", "nt": "NT 无主"}
+
+#: A bound on a hand's actions, far above what the rules allow (at most 108 plays, and
+#: bids, fries, burials and passes that must each outrank or answer an earlier one).
+MAX_ACTIONS_PER_HAND = 1000
+#: A bound on a record file: a game of MAX_HANDS hands is well under it.
+MAX_RECORD_BYTES = 64 * 1024 * 1024
+
+RECORD_KEYS = ("format", "rules", "seed", "players", "hands", "winner", "levels", "credits")
+HAND_KEYS = ("number", "first_seat", "dealer", "actions", "result")
+# each action kind: the fields it must have and the fields it may have
+ACTION_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "bid": (frozenset({"a", "p", "cards", "at"}), frozenset({"choose"})),
+    "close": (frozenset({"a"}), frozenset()),
+    "bury": (frozenset({"a", "p", "cards"}), frozenset()),
+    "fry": (frozenset({"a", "p", "cards"}), frozenset({"choose"})),
+    "pass": (frozenset({"a", "p"}), frozenset()),
+    "show_red5": (frozenset({"a", "p"}), frozenset()),
+    "play": (frozenset({"a", "p", "cards"}), frozenset()),
+}
+DEAL_SIZE = 108
 
 
 class RecordError(ValueError):
@@ -30,6 +72,7 @@ class RecordError(ValueError):
 
 
 def hand_record(number: int, hand: Hand) -> dict[str, Any]:
+    """One hand of a record (no ``result`` while the hand is not over)."""
     out: dict[str, Any] = {
         "number": number,
         "first_seat": hand.first_seat,
@@ -44,7 +87,7 @@ def hand_record(number: int, hand: Hand) -> dict[str, Any]:
 
 
 def game_record(game: Game, *, players: list[str] | None = None) -> dict[str, Any]:
-    """The record of a game (finished or not)."""
+    """The record of a game, finished or not (between hands, write it after :meth:`Game.finish_hand`)."""
     return {
         "format": FORMAT,
         "rules": game.rules.to_spec(),
@@ -57,51 +100,303 @@ def game_record(game: Game, *, players: list[str] | None = None) -> dict[str, An
     }
 
 
-def load_record(path: str | Path) -> dict[str, Any]:
+def load_record(path: str | Path) -> Any:
+    """Read a record file: strict UTF-8 JSON (no NaN, no repeated keys), at most MAX_RECORD_BYTES.
+
+    Only the reading is checked here; :func:`replay` checks what the document says.
+    """
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise RecordError(f"{path}: cannot read the record: {exc}") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise RecordError(f"{path}: not a {FORMAT} record")
-    return data
+        with Path(path).open("rb") as f:
+            raw = f.read(MAX_RECORD_BYTES + 1)
+    except OSError as exc:
+        raise RecordError(f"cannot read the file: {exc.strerror or exc}") from None
+    if len(raw) > MAX_RECORD_BYTES:
+        raise RecordError(f"the file is larger than {MAX_RECORD_BYTES} bytes, more than any game's record")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordError(f"not UTF-8 text (byte {exc.start}): a record is a JSON document") from None
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"not JSON: {exc}") from None
+    except RecursionError:
+        raise RecordError("not a record: the JSON is nested too deeply") from None
+    except ValueError as exc:  # a repeated key, NaN, a number too long to read
+        raise RecordError(f"not JSON: {exc}") from None
 
 
-def replay(record: dict[str, Any]) -> Game:
-    """Rebuild a game from its record, checking every action and every hand's result."""
-    try:
-        rules = RuleSet.from_spec(record["rules"])
-        seed = record["seed"]
-        hands = record["hands"]
-    except (KeyError, TypeError, ValueError) as exc:
-        raise RecordError(f"bad record header: {exc}") from None
-    if not isinstance(seed, int) or not isinstance(hands, list):
-        raise RecordError("the record's seed must be a number and its hands a list")
-    game = Game(rules, seed)
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+# -- replaying -------------------------------------------------------------------------
+
+
+def replay(record: object, *, allow_unfinished: bool = False) -> Game:
+    """Rebuild a game from its record and check every action and every stored field.
+
+    Raises :class:`RecordError` (one message naming the field, or the hand and action) if
+    anything does not agree, and for a game that is not over unless ``allow_unfinished``
+    (see :func:`unfinished_at`). Work is bounded: at most MAX_HANDS hands of at most
+    MAX_ACTIONS_PER_HAND actions are replayed, and each is refused once its hand is over.
+    """
+    fields, rules, hands = _header(record)
+    game = Game(rules, fields["seed"])
     for i, rec in enumerate(hands, 1):
         if game.over:
-            raise RecordError(f"hand {i}: the game was already over")
-        hand = game.new_hand()
-        if rec.get("first_seat") != hand.first_seat:
             raise RecordError(
-                f"hand {i}: the record deals from seat {rec.get('first_seat')}, the seed from {hand.first_seat}"
+                f"hand {i}: the game was over after hand {i - 1} (team {game.winner} won), "
+                f"but the record has {len(hands)} hands"
             )
-        for k, raw in enumerate(rec.get("actions", []), 1):
-            try:
-                hand.apply(Action.from_json(raw))
-            except (IllegalActionError, ValueError) as exc:
-                raise RecordError(f"hand {i}, action {k} ({raw}): {exc}") from None
-        hand.deal_all()
-        if hand.phase not in (Phase.OVER, Phase.REDEAL):
-            break  # an unfinished game: the record ends mid-hand
-        expected = rec.get("result")
-        got: Any = "redeal" if hand.phase == Phase.REDEAL else hand.result.to_json() if hand.result else None
-        if expected is not None and expected != got:
-            raise RecordError(f"hand {i}: the record says {expected}, the replay gives {got}")
-        game.finish_hand()
-    if "winner" in record and game.over and record["winner"] != game.winner:
-        raise RecordError(f"the record says team {record['winner']} won, the replay says team {game.winner}")
+        hand = _replay_hand(game, i, rec)
+        if hand.phase not in (Phase.OVER, Phase.REDEAL) and i < len(hands):
+            raise RecordError(
+                f"hand {i} is not over after its {len(hand.actions)} actions ({_stop(hand)}), but hand {i + 1} follows"
+            )
+    _check_end(fields, game)
+    stop = unfinished_at(game)
+    if stop is not None and not allow_unfinished:
+        raise RecordError(f"the game is unfinished: {stop}; allow_unfinished (--allow-unfinished) accepts it")
     return game
+
+
+def unfinished_at(game: Game) -> str | None:
+    """Where a game that is not over stops, in words (None for a game that is over)."""
+    if game.over:
+        return None
+    hand = game.current
+    if hand is None:
+        return "the record has no hands"
+    n = len(game.hands)
+    if hand.phase in (Phase.OVER, Phase.REDEAL):
+        levels = ", ".join(f"team {t} at {p}" for t, p in enumerate(game.progress))
+        return f"after hand {n} ({levels}) nobody has won yet"
+    return f"hand {n} stops after action {len(hand.actions)} ({_stop(hand)})"
+
+
+def _stop(hand: Hand) -> str:
+    """What a hand that is not over waits for."""
+    seat = hand.to_act()
+    if hand.phase in (Phase.DEAL, Phase.COUNTDOWN):
+        return "bidding not closed" if hand.actions else "no action yet"
+    if hand.phase == Phase.BURY:
+        return f"player {seat} to bury"
+    if hand.phase == Phase.FRY:
+        return f"player {seat} to fry or pass"
+    return f"trick {len(hand.tricks) + 1}: player {seat} to play"
+
+
+def _header(record: object) -> tuple[dict[str, Any], RuleSet, list[Any]]:
+    """The record's fields, its rules and its hands, once the top-level fields have the right shapes."""
+    if not isinstance(record, dict):
+        raise RecordError(f"a record is a JSON object, not {_brief(record)}")
+    if record.get("format") != FORMAT:
+        raise RecordError(f"format: not a {FORMAT} record (format {_brief(record.get('format'))})")
+    _known_keys("the record", record, RECORD_KEYS)
+    for key in RECORD_KEYS:
+        if key not in record and key != "players":
+            raise RecordError(f"{key}: missing (a record has {', '.join(RECORD_KEYS)})")
+    spec = record["rules"]
+    if not isinstance(spec, str | dict):
+        raise RecordError(f"rules: a preset name or {{'preset': ..., 'set': {{...}}}}, not {_brief(spec)}")
+    try:
+        rules = RuleSet.from_spec(spec)
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise RecordError(f"rules: {_cut(str(exc).removeprefix('rules: '))}") from None
+    seed = record["seed"]
+    if not _is_int(seed):
+        raise RecordError(f"seed: a whole number, not {_brief(seed)}")
+    players = record.get("players", [])
+    if "players" in record and not (
+        isinstance(players, list) and len(players) == 4 and all(isinstance(p, str) for p in players)
+    ):
+        raise RecordError(f"players: a list of 4 texts (one a seat), not {_brief(players)}")
+    hands = record["hands"]
+    if not isinstance(hands, list):
+        raise RecordError(f"hands: a list of hands, not {_brief(hands)}")
+    if len(hands) > MAX_HANDS:
+        raise RecordError(f"hands: {len(hands)} hands, more than a game may have ({MAX_HANDS})")
+    return record, rules, hands
+
+
+def _replay_hand(game: Game, i: int, rec: object) -> Hand:
+    """Replay hand ``i`` of the record into ``game`` (applying it to the game once it is over)."""
+    if not isinstance(rec, dict):
+        raise RecordError(f"hand {i}: a hand is an object, not {_brief(rec)}")
+    _known_keys(f"hand {i}", rec, HAND_KEYS)
+    for key in HAND_KEYS[:4]:
+        if key not in rec:
+            raise RecordError(f"hand {i}: {key} missing")
+    number = rec["number"]
+    if not _is_int(number) or number != i:
+        raise RecordError(f"hand {i}: number: the record says {_brief(number)}, expected {i} (hands count 1, 2, …)")
+    actions = rec["actions"]
+    if not isinstance(actions, list):
+        raise RecordError(f"hand {i}: actions: a list of actions, not {_brief(actions)}")
+    if len(actions) > MAX_ACTIONS_PER_HAND:
+        raise RecordError(f"hand {i}: {len(actions)} actions, more than a hand can have ({MAX_ACTIONS_PER_HAND})")
+    try:
+        hand = game.new_hand()
+    except ValueError as exc:  # GameError: cannot happen after the checks above
+        raise RecordError(f"hand {i}: {exc}") from None
+    _compare(f"hand {i}: first_seat", rec["first_seat"], hand.first_seat, verb="the seed deals from")
+    for k, raw in enumerate(actions, 1):
+        if hand.phase in (Phase.OVER, Phase.REDEAL):
+            raise RecordError(
+                f"hand {i}, action {k}: the hand is over after action {k - 1}, but the record gives {len(actions)}"
+            )
+        action = _action(i, k, raw)
+        try:
+            hand.apply(action)
+        except ValueError as exc:
+            raise RecordError(f"hand {i}, action {k} ({_brief(raw)}): {_cut(str(exc))}") from None
+    _compare(f"hand {i}: dealer", rec["dealer"], hand.dealer)
+    over = hand.phase in (Phase.OVER, Phase.REDEAL)
+    if not over:
+        if "result" in rec:
+            raise RecordError(
+                f"hand {i}: the record gives a result, but the hand is not over after its {len(actions)} actions "
+                f"({_stop(hand)})"
+            )
+        return hand
+    result: Any = "redeal" if hand.phase == Phase.REDEAL else hand.result.to_json() if hand.result else None
+    if "result" not in rec:
+        raise RecordError(f"hand {i}: result missing: the hand is over after its {len(actions)} actions")
+    _compare(f"hand {i}: result", rec["result"], result)
+    try:
+        game.finish_hand()
+    except ValueError as exc:  # GameError: cannot happen for a hand that is over
+        raise RecordError(f"hand {i}: {exc}") from None
+    return hand
+
+
+def _action(i: int, k: int, raw: object) -> Action:
+    """Action ``k`` of hand ``i``, once it has its kind's fields, with their types, written as the engine writes it."""
+    where = f"hand {i}, action {k}"
+    if not isinstance(raw, dict) or not isinstance(raw.get("a"), str) or raw["a"] not in ACTION_FIELDS:
+        raise RecordError(
+            f"{where}: an action is an object whose 'a' is one of {', '.join(ACTION_FIELDS)}, not {_brief(raw)}"
+        )
+    need, may = ACTION_FIELDS[raw["a"]]
+    for key in raw:
+        if key not in need and key not in may:
+            raise RecordError(f"{where}: unknown field {_brief(key)} in a {raw['a']} action ({_brief(raw)})")
+    for key in need:
+        if key not in raw:
+            raise RecordError(f"{where}: a {raw['a']} action needs '{key}' ({_brief(raw)})")
+    p, at = raw.get("p", 0), raw.get("at", 0)
+    if not _is_int(p) or not 0 <= p <= 3:
+        raise RecordError(f"{where}: 'p' is a seat 0..3, not {_brief(p)}")
+    if not _is_int(at) or not 0 <= at <= DEAL_SIZE:
+        raise RecordError(f"{where}: 'at' is a number of cards dealt 0..{DEAL_SIZE}, not {_brief(at)}")
+    for key in ("cards", "choose"):
+        if key in raw and not (isinstance(raw[key], str) and raw[key]):
+            raise RecordError(f"{where}: '{key}' is a text, not {_brief(raw[key])}")
+    try:
+        action = Action.from_json(raw)
+    except ValueError as exc:
+        raise RecordError(f"{where} ({_brief(raw)}): {_cut(str(exc))}") from None
+    canonical = action.to_json()
+    if _difference(raw, canonical) is not None:
+        raise RecordError(f"{where}: {_brief(raw)} is not written as the engine writes it: {_brief(canonical)}")
+    return action
+
+
+def _check_end(record: dict[str, Any], game: Game) -> None:
+    """The record's winner, final levels and credits against the replayed game."""
+    winner = record["winner"]
+    if winner is not None and not (_is_int(winner) and winner in (0, 1)):
+        raise RecordError(f"winner: a team (0 or 1) or null, not {_brief(winner)}")
+    if winner is not None and not game.over:
+        raise RecordError(f"winner: the record says team {winner} won, but {unfinished_at(game)}")
+    _compare("winner", winner, game.winner)
+    _compare("levels", record["levels"], [p.to_json() for p in game.progress])
+    credits = list(game.credits) if game.rules.credits else None
+    note = "" if game.rules.credits else " (these rules keep no credits)"
+    _compare("credits", record["credits"], credits, note=note)
+
+
+def _compare(what: str, stored: object, computed: object, *, verb: str = "the replay gives", note: str = "") -> None:
+    """Raise unless a stored value is the computed one (as JSON: 1 is not 1.0 nor true)."""
+    diff = _difference(stored, computed)
+    if diff is not None:
+        path, says, gives = diff
+        tail = "" if gives is _NOTHING else f", {verb} {_brief(gives)}"
+        raise RecordError(f"{what}{path}: {says}{tail}{note}")
+
+
+_NOTHING = object()  # a difference with no computed value to show (an unknown key)
+
+
+def _difference(stored: object, computed: object, path: str = "") -> tuple[str, str, object] | None:
+    """The first place where ``stored`` differs from ``computed``: (path, what the record says, the
+    computed value there), or None if they are the same JSON value.
+
+    The recursion follows ``computed`` (a value the engine built), so its depth is bounded.
+    """
+    if isinstance(computed, dict):
+        if not isinstance(stored, dict):
+            return path, f"the record says {_brief(stored)}", computed
+        for key in stored:
+            if key not in computed:
+                return path, f"the record has an unknown key {_brief(key)}", _NOTHING
+        for key, value in computed.items():
+            if key not in stored:
+                return f"{path}.{key}", "missing in the record", value
+            diff = _difference(stored[key], value, f"{path}.{key}")
+            if diff is not None:
+                return diff
+        return None
+    if isinstance(computed, list | tuple):
+        if not isinstance(stored, list | tuple) or len(stored) != len(computed):
+            return path, f"the record says {_brief(stored)}", computed
+        for n, (s, c) in enumerate(zip(stored, computed, strict=True)):
+            diff = _difference(s, c, f"{path}[{n}]")
+            if diff is not None:
+                return diff
+        return None
+    if computed is None or isinstance(computed, bool):
+        same = stored is computed
+    elif isinstance(computed, int):
+        same = _is_int(stored) and stored == computed
+    else:
+        same = type(stored) is type(computed) and stored == computed
+    return None if same else (path, f"the record says {_brief(stored)}", computed)
+
+
+def _known_keys(what: str, obj: dict[Any, Any], keys: tuple[str, ...]) -> None:
+    for key in obj:
+        if key not in keys:
+            raise RecordError(f"{what}: unknown key {_brief(key)} (the keys are {', '.join(keys)})")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _brief(value: object, limit: int = 80) -> str:
+    """A short JSON-like text of any value, safe for huge numbers, deep nesting and NaN."""
+    if isinstance(value, int) and not -(10**18) < value < 10**18:
+        return "a number too large for a record"
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=repr)
+    except (ValueError, TypeError, RecursionError):
+        text = f"a {type(value).__name__}"
+    return _cut(text, limit)
+
+
+def _cut(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _seat(seat: int | None) -> str:

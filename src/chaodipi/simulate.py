@@ -11,9 +11,11 @@ import random
 from collections.abc import Sequence
 
 from chaodipi.cards import Card
+from chaodipi.driver import run_hand
 from chaodipi.game import Game
 from chaodipi.hand import Hand, Phase
 from chaodipi.leads import unit_leads
+from chaodipi.log import Action
 from chaodipi.rules import RuleSet
 from chaodipi.trump import FIVE_HEARTS
 
@@ -21,7 +23,11 @@ __all__ = ["RandomPolicy", "play_game", "play_hand", "simulate_game"]
 
 
 class RandomPolicy:
-    """Uniformly random among simple legal choices, with some bids, fries and throws."""
+    """Uniformly random among simple legal choices, with some bids, fries and throws.
+
+    It decides from the whole hand (it is the engine's own simulator, not a player), through
+    the one driver (:func:`chaodipi.driver.run_hand`) like every other client.
+    """
 
     def __init__(
         self, rng: random.Random, *, bid_chance: float = 0.5, fry_chance: float = 0.3, throw_chance: float = 0.15
@@ -31,22 +37,23 @@ class RandomPolicy:
         self.fry_chance = fry_chance
         self.throw_chance = throw_chance
 
-    def maybe_bid(self, hand: Hand, player: int) -> None:
-        options = hand.possible_bids(player)
-        if options and self.rng.random() < self.bid_chance:
-            cards, choose = self.rng.choice(options)
-            hand.bid(player, cards, choose)
-
-    def bury(self, hand: Hand, player: int) -> None:
-        hand.bury(player, self.rng.sample(hand.hands[player], 8))
-
-    def fry_or_pass(self, hand: Hand, player: int) -> None:
-        options = hand.possible_fries(player)
-        if options and self.rng.random() < self.fry_chance:
-            cards, choose = self.rng.choice(options)
-            hand.fry(player, cards, choose)
-        else:
-            hand.pass_fry(player)
+    def decide(self, hand: Hand, seat: int) -> Action | None:
+        """The action for ``seat`` now (a :data:`~chaodipi.driver.Decider`)."""
+        rng = self.rng
+        if hand.phase in (Phase.DEAL, Phase.COUNTDOWN):
+            chance = self.bid_chance if hand.phase == Phase.DEAL else 0.3 * self.bid_chance
+            options = hand.possible_bids(seat)
+            return rng.choice(options).action(seat) if options and rng.random() < chance else None
+        if hand.phase == Phase.BURY:
+            return Action.bury(seat, rng.sample(hand.hands[seat], 8))
+        if hand.phase == Phase.FRY:
+            options = hand.possible_fries(seat)
+            if options and rng.random() < self.fry_chance:
+                return rng.choice(options).action(seat, fry=True)
+            return Action.pass_fry(seat)
+        if hand.to_act() != seat:
+            return Action.show_red5(seat) if hand.can_show_red5(seat) and rng.random() < 0.5 else None
+        return Action.play(seat, self.follow(hand, seat) if hand.current else self.lead(hand, seat))
 
     def lead(self, hand: Hand, player: int) -> Sequence[Card]:
         units = unit_leads(hand.hands[player], hand.to)
@@ -77,41 +84,18 @@ class RandomPolicy:
             play.extend(self.rng.sample(others, free))
         return play
 
-    def act(self, hand: Hand) -> None:
-        """Make one action in a hand that waits for a player."""
-        seat = hand.to_act()
-        assert seat is not None
-        if hand.phase == Phase.BURY:
-            self.bury(hand, seat)
-        elif hand.phase == Phase.FRY:
-            self.fry_or_pass(hand, seat)
-        elif hand.phase == Phase.PLAY:
-            if hand.flag and not hand.tricks and not hand.current:
-                for p in range(4):
-                    if hand.can_show_red5(p) and self.rng.random() < 0.5:
-                        hand.show_red5(p)
-            if hand.current:
-                hand.play(seat, self.follow(hand, seat))
-            else:
-                hand.play(seat, self.lead(hand, seat))
+
+def _new_bid_possible(hand: Hand, seat: int) -> bool:
+    """During the deal only a new level card, joker or 5h can make a new bid possible."""
+    if hand.phase != Phase.DEAL:
+        return True
+    card = hand.deck[hand.dealt - 1]
+    return card.rank == hand.level or card.suit is None or card is FIVE_HEARTS
 
 
 def play_hand(hand: Hand, policy: RandomPolicy) -> None:
     """Play a hand to its end with the policy."""
-    level_rank = hand.level
-    while hand.phase == Phase.DEAL:
-        ev = hand.deal_card()
-        card = ev.cards[0]
-        # only a new level card, joker or 5h can make a new bid possible
-        if hand.bidding is not None and (card.rank == level_rank or card.suit is None or card is FIVE_HEARTS):
-            policy.maybe_bid(hand, ev.player or 0)
-    if hand.phase == Phase.COUNTDOWN:
-        for p in policy.rng.sample(range(4), 4):
-            if policy.rng.random() < 0.3:
-                policy.maybe_bid(hand, p)
-        hand.close_bidding()
-    while hand.phase not in (Phase.OVER, Phase.REDEAL):
-        policy.act(hand)
+    run_hand(hand, [policy.decide] * 4, asks=_new_bid_possible)
 
 
 def play_game(game: Game, policy: RandomPolicy) -> Game:

@@ -15,13 +15,16 @@ import sys
 from collections.abc import Callable
 
 from chaodipi.bots import make_bot
-from chaodipi.bots.base import Bot, apply_action
+from chaodipi.bots.base import Bot
 from chaodipi.bots.rules_bot import RulesBot
 from chaodipi.cards import Card, CardError, format_cards, parse_cards
+from chaodipi.driver import Decider, by_view, run_hand
 from chaodipi.game import Game, team_of
 from chaodipi.hand import Action, Hand, IllegalActionError, Phase, View
+from chaodipi.log import ActionKind
 from chaodipi.rules import RuleSet
 from chaodipi.trump import EFFECTIVE_SUITS
+from chaodipi.view import BidOption
 
 __all__ = ["TerminalGame", "main"]
 
@@ -94,7 +97,7 @@ class TerminalGame:
         hand = self.hand
         assert hand is not None
         by_suit: dict[str, list[Card]] = {}
-        eff = hand.order_for(view.seat).eff  # never the trump hidden from this seat (RULES §10.5)
+        eff = view.order().eff  # never the trump hidden from this seat (RULES §10.5)
         for c in view.hand:
             by_suit.setdefault(eff[c.index], []).append(c)
         self.write("your hand:")
@@ -114,19 +117,18 @@ class TerminalGame:
 
     def show_legal(self, view: View) -> None:
         legal = view.legal
-        if "follows" in legal:
-            more = " …" if legal.get("more") else ""
-            self.write("legal: " + " | ".join(legal["follows"]) + more)
-        elif "leads" in legal:
-            self.write("legal leads: " + " | ".join(legal["leads"]) + " (or several units of one suit: a throw)")
-        elif "bids" in legal:
-            self.write(
-                "legal bids: " + (" | ".join(_bid_text(b) for b in legal["bids"]) or "none") + " (enter: no bid)"
-            )
-        elif "fries" in legal:
-            self.write("legal fries: " + (" | ".join(_bid_text(b) for b in legal["fries"]) or "none") + " | pass")
-        elif "bury" in legal:
-            self.write(f"bury any {legal['bury']} cards of your hand")
+        if legal.follows:
+            more = " …" if legal.more_follows else ""
+            self.write("legal: " + " | ".join(format_cards(p) for p in legal.follows) + more)
+        elif legal.leads:
+            leads = " | ".join(format_cards(p) for p in legal.leads)
+            self.write(f"legal leads: {leads} (or several units of one suit: a throw)")
+        elif view.phase in (Phase.DEAL, Phase.COUNTDOWN):
+            self.write("legal bids: " + (" | ".join(_bid_text(b) for b in legal.bids) or "none") + " (enter: no bid)")
+        elif legal.can_pass:
+            self.write("legal fries: " + (" | ".join(_bid_text(b) for b in legal.fries) or "none") + " | pass")
+        elif legal.bury:
+            self.write(f"bury any {legal.bury} cards of your hand")
 
     def show_history(self) -> None:
         hand = self.hand
@@ -173,9 +175,13 @@ class TerminalGame:
                 self.write(item.describe())
 
     # -- the loop ------------------------------------------------------------------------------
-    def human(self, hand: Hand) -> Action | None:
-        view = hand.view(0)
+    def human(self, hand: Hand, seat: int = 0) -> Action | None:
+        """Ask the person at the terminal (South) for an action (a decider for the driver)."""
+        view = hand.view(seat)
         phase = hand.phase
+        if view.legal.show_red5:
+            text = self.ask("show 5h 5h against the flag hand (亮红桃5对)? [y/n] ", view)
+            return Action.show_red5(0) if text.lower().startswith("y") else None
         if phase in (Phase.DEAL, Phase.COUNTDOWN):
             self.show_hand(view)
             self.show_legal(view)
@@ -183,7 +189,7 @@ class TerminalGame:
                 text = self.ask("bid> ", view)
                 if text in ("", "pass"):
                     return None
-                action = self._parse_bid("bid", text)
+                action = self._parse_bid(ActionKind.BID, text)
                 if action is None:
                     self.write(f"not cards: {text!r}")
                     continue
@@ -204,7 +210,7 @@ class TerminalGame:
                     self.write(str(exc))
                     continue
                 if hand.can_bury(0, cards):
-                    return Action("bury", 0, tuple(cards))
+                    return Action.bury(0, tuple(cards))
                 self.write(self._why(hand.verify_bury, 0, cards))
         if phase == Phase.FRY:
             self.show_hand(view)
@@ -212,10 +218,10 @@ class TerminalGame:
             while True:
                 text = self.ask("fry> ", view)
                 if text in ("", "pass"):
-                    return Action("pass", 0)
+                    return Action.pass_fry(0)
                 if text == "auto":
                     return self.advisor.act(view)
-                action = self._parse_bid("fry", text)
+                action = self._parse_bid(ActionKind.FRY, text)
                 if action is not None and hand.can_fry(0, action.cards, action.choose):
                     return action
                 self.write(f"not a fry you can make: {text!r}")
@@ -236,7 +242,7 @@ class TerminalGame:
                 self.write(f"{exc}")
                 continue
             if hand.can_play(0, cards):
-                return Action("play", 0, tuple(cards))
+                return Action.play(0, tuple(cards))
             self.write(f"illegal: {self._why(hand.verify_play, 0, cards)}")
 
     @staticmethod
@@ -248,7 +254,7 @@ class TerminalGame:
         return "not allowed now"
 
     @staticmethod
-    def _parse_bid(kind: str, text: str) -> Action | None:
+    def _parse_bid(kind: ActionKind, text: str) -> Action | None:
         parts = text.split()
         choose = None
         if parts and parts[-1].lower() in ("s", "h", "c", "d", "nt"):
@@ -260,50 +266,32 @@ class TerminalGame:
         return Action(kind, 0, cards, choose) if cards else None
 
     def play_hand(self, hand: Hand) -> None:
+        """Play one hand through the one driver: South at the terminal, the bots from their views."""
         self.hand = hand
         seen = 0
-        last_options: list[object] = []
-        while hand.phase == Phase.DEAL:
-            ev = hand.deal_card()
-            seat = ev.player if ev.player is not None else 0
-            options = hand.possible_bids(seat) if hand.phase == Phase.DEAL else []
-            if not options:
-                continue
-            if seat == 0:
-                if options == last_options:
-                    continue
-                last_options = list(options)
+        last_options: list[BidOption] = []
+
+        def asks(hand: Hand, seat: int) -> bool:
+            nonlocal last_options
+            if seat != 0:
+                return True
+            options = hand.possible_bids(0)
+            if hand.phase == Phase.DEAL and options == last_options:
+                return False  # nothing new to bid with since South was last asked
+            last_options = options
+            if hand.phase == Phase.DEAL:
                 self.write(f"dealt {len(hand.hands[0])} cards to you; you may bid now")
-                action = self.human(hand)
             else:
-                bot = self.bots[seat]
-                assert bot is not None
-                action = bot.act(hand.view(seat))
-            if action is not None:
-                apply_action(hand, seat, action)
+                self.write("the deal is over: last chance to bid (countdown 倒计时)")
+            return True
+
+        def after(hand: Hand) -> None:
+            nonlocal seen
             self.announce(seen)
             seen = len(hand.log)
-        if hand.phase == Phase.COUNTDOWN:
-            self.write("the deal is over: last chance to bid (countdown 倒计时)")
-            for seat in range(4):
-                if not hand.possible_bids(seat):
-                    continue
-                bot = self.bots[seat]
-                action = self.human(hand) if bot is None else bot.act(hand.view(seat))
-                if action is not None:
-                    apply_action(hand, seat, action)
-            hand.close_bidding()
-        self.announce(seen)
-        seen = len(hand.log)
-        while hand.phase not in (Phase.OVER, Phase.REDEAL):
-            turn = hand.to_act()
-            assert turn is not None
-            bot = self.bots[turn]
-            action = self.human(hand) if bot is None else bot.act(hand.view(turn))
-            assert action is not None
-            apply_action(hand, turn, action)
-            self.announce(seen)
-            seen = len(hand.log)
+
+        deciders: list[Decider] = [self.human] + [by_view(bot) for bot in self.bots[1:] if bot is not None]
+        run_hand(hand, deciders, asks=asks, after=after)
         if hand.result is not None:
             res = hand.result
             s = res.settlement
@@ -330,8 +318,8 @@ class TerminalGame:
         return 0
 
 
-def _bid_text(b: dict[str, object]) -> str:
-    return f"{b['cards']}" + (f" {b['choose']}" if b.get("choose") else "")
+def _bid_text(b: BidOption) -> str:
+    return format_cards(b.cards) + (f" {b.choose}" if b.choose else "")
 
 
 def main(preset: str, bot: str, seed: int | None, hands: int | None) -> int:

@@ -13,12 +13,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from chaodipi.hand import Action, Hand, IllegalActionError, Phase, View
+from chaodipi.driver import Decider, DecisionError
+from chaodipi.driver import run_hand as drive
+from chaodipi.hand import Action, Hand, View
 
-__all__ = ["Bot", "BotError", "DecisionTimer", "apply_action", "run_hand"]
+__all__ = ["Bot", "BotError", "DecisionTimer", "run_hand", "timed"]
 
 
-class BotError(ValueError):
+class BotError(DecisionError):
     """A bot returned an action the rules do not allow."""
 
 
@@ -46,60 +48,23 @@ class DecisionTimer:
             self.times[seat].append(time.perf_counter() - start)
 
 
-def apply_action(hand: Hand, seat: int, action: Action) -> None:
-    """Apply a bot's action for ``seat``; a wrong action is a BotError that says which and why."""
-    if action.player is not None and action.player != seat:
-        raise BotError(f"the bot for seat {seat} acted for seat {action.player}")
-    try:
-        if action.kind == "bid":
-            hand.bid(seat, action.cards, action.choose)
-        elif action.kind == "bury":
-            hand.bury(seat, action.cards)
-        elif action.kind == "fry":
-            hand.fry(seat, action.cards, action.choose)
-        elif action.kind == "pass":
-            hand.pass_fry(seat)
-        elif action.kind == "play":
-            hand.play(seat, action.cards)
-        elif action.kind == "show_red5":
-            hand.show_red5(seat)
-        else:
-            raise BotError(f"unknown action {action.kind!r}")
-    except IllegalActionError as exc:
-        raise BotError(f"seat {seat} ({action.kind} {action.to_json()}): {exc}") from None
+def timed(bot: Bot, timer: DecisionTimer) -> Decider:
+    """A decider that shows ``bot`` its seat's view and times its decision."""
+
+    def decide(hand: Hand, seat: int) -> Action | None:
+        view = hand.view(seat)
+        return timer.timed(seat, lambda: bot.act(view))
+
+    return decide
 
 
 def run_hand(hand: Hand, bots: Sequence[Bot], timer: DecisionTimer | None = None) -> Hand:
-    """Play a hand to its end: deal card by card (each bot may bid when it gets a card), countdown, the rest."""
+    """Play a hand to its end with four bots through the one driver (:func:`chaodipi.driver.run_hand`).
+
+    A bot that breaks the rules raises :class:`BotError` saying which seat and why.
+    """
     clock = timer or DecisionTimer()
-
-    def ask(seat: int) -> Action | None:
-        view = hand.view(seat)
-        return clock.timed(seat, lambda: bots[seat].act(view))
-
-    while hand.phase == Phase.DEAL:
-        ev = hand.deal_card()
-        seat = ev.player if ev.player is not None else 0
-        if hand.phase == Phase.DEAL and hand.possible_bids(seat):
-            action = ask(seat)
-            if action is not None:
-                apply_action(hand, seat, action)
-    if hand.phase == Phase.COUNTDOWN:
-        for seat in range(4):
-            if hand.possible_bids(seat):
-                action = ask(seat)
-                if action is not None:
-                    apply_action(hand, seat, action)
-        hand.close_bidding()
-    while hand.phase not in (Phase.OVER, Phase.REDEAL):
-        if hand.phase == Phase.PLAY and hand.flag and not hand.tricks and not hand.current:
-            for seat in range(4):
-                if hand.can_show_red5(seat):
-                    hand.show_red5(seat)  # showing 5h 5h can only help the scoring side
-        turn = hand.to_act()
-        assert turn is not None
-        action = ask(turn)
-        if action is None:
-            raise BotError(f"the bot for seat {turn} gave no action in phase {hand.phase.value}")
-        apply_action(hand, turn, action)
-    return hand
+    try:
+        return drive(hand, [timed(bot, clock) for bot in bots])
+    except DecisionError as exc:
+        raise BotError(str(exc)) from None

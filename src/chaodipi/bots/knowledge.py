@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from chaodipi.cards import Card, Rank, Suit, parse_cards
+from chaodipi.cards import Card, Rank, Suit
 from chaodipi.hand import View
 from chaodipi.trump import TRUMP, TrumpOrder
 from chaodipi.units import PlayError, decompose
@@ -86,14 +86,14 @@ def _shown_cards(
     they are in its hand or in the kitty, and once this player has seen the kitty nothing is known.
     Dark bids whose cards are not shown say nothing.
     """
-    holders = {view.dealer} | {int(b["player"]) for b in view.bids if b.get("fry")}
+    holders = {view.dealer} | {b.player for b in view.bids if b.fry}
     shown: dict[int, Counter[Card]] = {}
     for b in view.bids:
-        seat = int(b["player"])
-        if seat == view.seat or "cards" not in b:
+        seat = b.player
+        if seat == view.seat or b.cards is None:
             continue
         mine = shown.setdefault(seat, Counter())
-        mine |= Counter(parse_cards(str(b["cards"])))  # the most copies any of its bids showed
+        mine |= Counter(b.cards)  # the most copies any of its bids showed
     left = Counter(unseen)
     out: list[tuple[Card, int, bool]] = []
     for seat, counts in sorted(shown.items()):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 
-from chaodipi.cards import parse_cards
 from chaodipi.hand import Action, Phase, View
 
 __all__ = ["RandomBot"]
@@ -22,21 +21,17 @@ class RandomBot:
     def act(self, view: View) -> Action | None:
         legal = view.legal
         rng = self.rng
+        if view.legal.show_red5:
+            return Action.show_red5(view.seat)  # showing 5h 5h can only help the scoring side (RULES §11.5)
         if view.phase in (Phase.DEAL, Phase.COUNTDOWN):
-            bids = legal.get("bids", [])
-            if bids and rng.random() < self.bid_chance:
-                b = rng.choice(bids)
-                return Action("bid", view.seat, tuple(parse_cards(b["cards"])), b.get("choose"))
+            if legal.bids and rng.random() < self.bid_chance:
+                return rng.choice(legal.bids).action(view.seat)
             return None
         if view.phase == Phase.BURY:
-            return Action("bury", view.seat, tuple(rng.sample(list(view.hand), legal.get("bury", 8))))
+            return Action.bury(view.seat, rng.sample(list(view.hand), legal.bury))
         if view.phase == Phase.FRY:
-            options = [None, *legal.get("fries", [])]
-            choice = rng.choice(options)
-            if choice is None:
-                return Action("pass", view.seat)
-            return Action("fry", view.seat, tuple(parse_cards(choice["cards"])), choice.get("choose"))
+            choice = rng.choice([None, *legal.fries])
+            return Action.pass_fry(view.seat) if choice is None else choice.action(view.seat, fry=True)
         if view.phase == Phase.PLAY:
-            plays = legal.get("follows") or legal.get("leads") or []
-            return Action("play", view.seat, tuple(parse_cards(rng.choice(plays))))
+            return Action.play(view.seat, rng.choice(legal.plays))
         return None

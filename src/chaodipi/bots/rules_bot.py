@@ -20,9 +20,9 @@ import itertools
 import random
 from collections.abc import Sequence
 
-from chaodipi.bidding import BidKind, classify_bid
+from chaodipi.bidding import BidKind, classify_bid, parse_choice
 from chaodipi.bots.knowledge import Knowledge, order_of_view
-from chaodipi.cards import Card, Rank, Suit, parse_cards
+from chaodipi.cards import Card, Rank, Suit
 from chaodipi.hand import Action, Hand, Phase, View
 from chaodipi.leads import unit_leads
 from chaodipi.play import FollowRule, check_throw, unit_beaten
@@ -30,6 +30,7 @@ from chaodipi.rules import RuleSet
 from chaodipi.trick import trick_state, trump_in_key
 from chaodipi.trump import FIVE_HEARTS, TRUMP, TrumpOrder
 from chaodipi.units import Format, Unit, UnitKind, decompose
+from chaodipi.view import BidOption
 
 __all__ = ["RulesBot", "choose_bury", "choose_play", "play_out"]
 
@@ -304,27 +305,24 @@ def _trump_strength(hand: Sequence[Card], rules: RuleSet, level: Rank, trump: Su
     return score
 
 
-def _bid_choice(view: View, options: list[dict[str, object]], *, fry: bool) -> Action | None:
+def _bid_choice(view: View, options: Sequence[BidOption], *, fry: bool) -> Action | None:
     rules = view.rules
     level = Rank.parse(view.level)
     hand = list(view.hand)
     n = max(len(hand), 1)
     best: tuple[float, Action] | None = None
     for opt in options:
-        cards = tuple(parse_cards(str(opt["cards"])))
-        choose = opt.get("choose")
         try:
-            shape = classify_bid(cards, level, None if choose is None else str(choose))  # type: ignore[arg-type]
+            shape = classify_bid(opt.cards, level, None if opt.choose is None else parse_choice(opt.choose))
         except ValueError:
             continue
         strength = _trump_strength(hand, rules, level, shape.trump) / n
         if shape.kind == BidKind.JOKER_PAIR:
             aces = sum(1 for c in hand if c.rank == Rank.ACE)
             strength = 0.18 + aces * 0.03
-        kind = "fry" if fry else "bid"
         score = strength + (0.02 if shape.kind != BidKind.SINGLE else 0)
         if best is None or score > best[0]:
-            best = (score, Action(kind, view.seat, cards, None if choose is None else str(choose)))
+            best = (score, opt.action(view.seat, fry=fry))
     if best is None:
         return None
     needed = 0.36 if fry else (0.30 if view.phase == Phase.COUNTDOWN else 0.34)
@@ -347,14 +345,16 @@ class RulesBot:
 
     def act(self, view: View) -> Action | None:
         legal = view.legal
+        if view.legal.show_red5:
+            return Action.show_red5(view.seat)  # showing 5h 5h can only help the scoring side (RULES §11.5)
         if view.phase in (Phase.DEAL, Phase.COUNTDOWN):
-            return _bid_choice(view, list(legal.get("bids", [])), fry=False)
+            return _bid_choice(view, legal.bids, fry=False)
         if view.phase == Phase.BURY:
             to = order_of_view(view) if view.trump is not None else _any_order(view)
-            return Action("bury", view.seat, choose_bury(view.hand, to, own_side_holds=holds_last_trick(view.hand, to)))
+            return Action.bury(view.seat, choose_bury(view.hand, to, own_side_holds=holds_last_trick(view.hand, to)))
         if view.phase == Phase.FRY:
-            fry = _bid_choice(view, list(legal.get("fries", [])), fry=True)
-            return fry if fry is not None else Action("pass", view.seat)
+            fry = _bid_choice(view, legal.fries, fry=True)
+            return fry if fry is not None else Action.pass_fry(view.seat)
         if view.phase == Phase.PLAY:
             know = Knowledge.from_view(view)
             pool = [c for c, n in know.unseen.items() for _ in range(n)]
@@ -362,7 +362,7 @@ class RulesBot:
             cards = choose_play(
                 view.hand, view.seat, know.to, view.rules, view.dealer, view.current_trick, pool, know.voids
             )
-            return Action("play", view.seat, cards)
+            return Action.play(view.seat, cards)
         return None
 
 

@@ -22,7 +22,7 @@ from dataclasses import replace
 
 from chaodipi.bots.knowledge import Knowledge, order_of_view
 from chaodipi.bots.rules_bot import RulesBot, choose_bury, holds_last_trick, play_out, ranked_plays
-from chaodipi.cards import Card, Rank, parse_cards
+from chaodipi.cards import Card, Rank
 from chaodipi.hand import Action, Hand, Phase, View
 from chaodipi.rules import FryVisibility
 from chaodipi.settlement import Progress
@@ -140,14 +140,16 @@ class SearchBot:
         self.bury_budget = min(0.8, 3 * self.budget)
 
     def act(self, view: View) -> Action | None:
+        if view.legal.show_red5:
+            return Action.show_red5(view.seat)  # showing 5h 5h can only help the scoring side (RULES §11.5)
         if view.phase == Phase.BURY and view.dealer is not None and view.level != "flag":
             return self._bury(view)
-        if view.phase == Phase.COUNTDOWN and view.dealer is not None and view.legal.get("bids"):
+        if view.phase == Phase.COUNTDOWN and view.dealer is not None and view.legal.bids:
             return self._declare(view, "bid")
         if (
             view.phase == Phase.FRY
             and view.dealer is not None
-            and view.legal.get("fries")
+            and view.legal.fries
             and view.rules.fry_visibility == FryVisibility.OPEN
         ):
             # dark fries are judged only when frying ends (a weaker one fails): left to the rules bot
@@ -162,7 +164,7 @@ class SearchBot:
         )
         cands = [p for _, p in ranked[: self.max_candidates]]
         if len(cands) == 1 or sum(view.hand_sizes) <= 4:
-            return Action("play", view.seat, cands[0])
+            return Action.play(view.seat, cands[0])
         deadline = time.perf_counter() + self.budget
         values: list[list[float]] = [[] for _ in cands]
         active = list(range(len(cands)))
@@ -179,10 +181,10 @@ class SearchBot:
             if len(active) == 1:
                 break
         if not values[active[0]]:
-            return Action("play", view.seat, cands[0])
+            return Action.play(view.seat, cands[0])
         # ties go to the rules bot's own order
         best = max(active, key=lambda i: (round(statistics.fmean(values[i]), 6), -i))
-        return Action("play", view.seat, cands[best])
+        return Action.play(view.seat, cands[best])
 
     def _declare(self, view: View, kind: str) -> Action | None:
         """A countdown bid (``kind="bid"``) or a fry (``kind="fry"``), or not, as sampled deals say is best.
@@ -196,10 +198,8 @@ class SearchBot:
         assert view.dealer is not None
         options: list[Action | None] = [None]
         seen_trumps: set[str | None] = {view.trump}
-        for b in view.legal.get("bids" if kind == "bid" else "fries", []):
-            cards = tuple(parse_cards(str(b["cards"])))
-            choose = b.get("choose")
-            action = Action(kind, view.seat, cards, None if choose is None else str(choose))
+        for b in view.legal.bids if kind == "bid" else view.legal.fries:
+            action = b.action(view.seat, fry=kind == "fry")
             trump = _bid_trump(view, action)
             if trump not in seen_trumps:
                 seen_trumps.add(trump)
@@ -232,7 +232,7 @@ class SearchBot:
         else:
             choice = None
         if kind == "fry" and choice is None:
-            return Action("pass", view.seat)
+            return Action.pass_fry(view.seat)
         return choice
 
     def _bury(self, view: View) -> Action:
@@ -250,7 +250,7 @@ class SearchBot:
             if bury not in cands:
                 cands.append(bury)
         if len(cands) == 1:
-            return Action("bury", view.seat, cands[0])
+            return Action.bury(view.seat, cands[0])
         kept = []
         for bury in cands:
             mine = list(hand)
@@ -262,7 +262,7 @@ class SearchBot:
             hands = [kept[i] if s == view.seat else others[(s - view.seat - 1) % 4] for s in range(4)]
             return self._rollout(view, to, hands, list(cands[i]), None)
 
-        return Action("bury", view.seat, cands[self._best_on_sampled_deals(hand, len(cands), score)])
+        return Action.bury(view.seat, cands[self._best_on_sampled_deals(hand, len(cands), score)])
 
     def _best_on_sampled_deals(
         self, own: Sequence[Card], count: int, score: Callable[[int, list[list[Card]], list[Card]], float]

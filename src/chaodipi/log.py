@@ -1,0 +1,293 @@
+"""A hand's log: the players' actions and the events they cause, and who may see each event.
+
+A hand keeps one log (:attr:`chaodipi.hand.Hand.log`) of :class:`Action` and :class:`Event`
+records in the order they happened; the list of actions (what a record stores), the bid
+history and each seat's events are all read from it. Every kind of action is an
+:class:`ActionKind` and every kind of event an :class:`EventKind`; an event kind's
+:class:`Visibility` is the one place that says who sees it (RULES: hidden information).
+
+>>> from chaodipi.cards import parse_cards
+>>> a = Action.bid(1, parse_cards("8h 8h"), at=37)
+>>> a.to_json()
+{'a': 'bid', 'p': 1, 'cards': '8h 8h', 'at': 37}
+>>> Action.from_json(a.to_json()) == a
+True
+>>> ev = Event(EventKind.BID, 1, tuple(parse_cards("8h 8h")), valid=True)
+>>> ev.seen_by(2, dark=True)
+Event(kind=<EventKind.BID: 'bid'>, player=1, cards=(), points=0, detail='', valid=None)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from chaodipi.cards import Card, CardError, format_cards, parse_cards
+
+__all__ = [
+    "Action",
+    "ActionError",
+    "ActionKind",
+    "Event",
+    "EventKind",
+    "IllegalActionError",
+    "Visibility",
+]
+
+
+class IllegalActionError(ValueError):
+    """An action that the rules do not allow now; the message says why."""
+
+
+class ActionError(IllegalActionError):
+    """An action that is not well formed (an unknown kind, a player who is not a seat, bad cards)."""
+
+
+class ActionKind(StrEnum):
+    """What a player does (RULES §9–§11)."""
+
+    BID = "bid"  # declare 亮主 or override 反主, during the deal and its countdown
+    CLOSE = "close"  # the countdown ends (the table's clock, not a player)
+    BURY = "bury"  # bury 8 cards 扣底
+    FRY = "fry"  # fry 炒底: override after the burial, take the kitty and bury again
+    PASS = "pass"  # decline to fry
+    PLAY = "play"  # lead, throw or follow
+    SHOW_RED5 = "show_red5"  # show 5h 5h against a flag hand (RULES §11.5)
+
+
+#: Actions made by a player (every kind but ``close``).
+PLAYER_ACTIONS = frozenset(ActionKind) - {ActionKind.CLOSE}
+
+
+def _seat(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
+        raise ActionError(f"{what} must be a seat 0..3, not {value!r}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A player's action, as recorded: enough to replay it.
+
+    ``player`` is the seat (None only for ``close``); ``cards`` the cards shown, buried or
+    played; ``choose`` the trump named with a 5h 5h bid or fry (``s``, ``h``, ``c``, ``d``,
+    ``nt``); ``at`` the number of cards dealt when a bid was made (None: now).
+    """
+
+    kind: ActionKind
+    player: int | None = None
+    cards: tuple[Card, ...] = ()
+    choose: str | None = None
+    at: int | None = None
+
+    def __post_init__(self) -> None:
+        try:
+            kind = ActionKind(self.kind)
+        except ValueError:
+            kinds = ", ".join(ActionKind)
+            raise ActionError(f"unknown action {self.kind!r}; the actions are {kinds}") from None
+        object.__setattr__(self, "kind", kind)
+        if kind in PLAYER_ACTIONS:
+            _seat(self.player, f"the player of a {kind} action")
+        elif self.player is not None:
+            raise ActionError("the end of the countdown has no player")
+        if not isinstance(self.cards, tuple) or not all(isinstance(c, Card) for c in self.cards):
+            raise ActionError(f"an action's cards must be a tuple of cards, not {self.cards!r}")
+        if self.choose is not None and not isinstance(self.choose, str):
+            raise ActionError(f"an action's choice must be a text (s, h, c, d or nt), not {self.choose!r}")
+        if self.at is not None and (isinstance(self.at, bool) or not isinstance(self.at, int) or self.at < 0):
+            raise ActionError(f"an action's 'at' must be a number of cards dealt, not {self.at!r}")
+
+    # -- constructors ---------------------------------------------------------------------
+    @classmethod
+    def bid(cls, player: int, cards: Sequence[Card], choose: str | None = None, *, at: int | None = None) -> Action:
+        """A bid of ``cards`` (``choose``: the trump named with 5h 5h)."""
+        return cls(ActionKind.BID, player, tuple(cards), choose, at)
+
+    @classmethod
+    def close(cls) -> Action:
+        """The end of the declaring countdown."""
+        return cls(ActionKind.CLOSE)
+
+    @classmethod
+    def bury(cls, player: int, cards: Sequence[Card]) -> Action:
+        """Bury ``cards`` (8) as the kitty."""
+        return cls(ActionKind.BURY, player, tuple(cards))
+
+    @classmethod
+    def fry(cls, player: int, cards: Sequence[Card], choose: str | None = None) -> Action:
+        """Fry with ``cards``."""
+        return cls(ActionKind.FRY, player, tuple(cards), choose)
+
+    @classmethod
+    def pass_fry(cls, player: int) -> Action:
+        """Decline to fry."""
+        return cls(ActionKind.PASS, player)
+
+    @classmethod
+    def play(cls, player: int, cards: Sequence[Card]) -> Action:
+        """Lead, throw or follow with ``cards``."""
+        return cls(ActionKind.PLAY, player, tuple(cards))
+
+    @classmethod
+    def show_red5(cls, player: int) -> Action:
+        """Show 5h 5h against a flag hand."""
+        return cls(ActionKind.SHOW_RED5, player)
+
+    # -- JSON -----------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        """The record form: ``{"a": kind, "p": player, "cards": "…", "choose": …, "at": n}`` (empty fields left out)."""
+        out: dict[str, Any] = {"a": self.kind.value}
+        if self.player is not None:
+            out["p"] = self.player
+        if self.cards:
+            out["cards"] = format_cards(self.cards)
+        if self.choose is not None:
+            out["choose"] = self.choose
+        if self.at is not None:
+            out["at"] = self.at
+        return out
+
+    @classmethod
+    def from_json(cls, obj: object) -> Action:
+        """Read :meth:`to_json`'s form; :class:`ActionError` says what is wrong."""
+        if not isinstance(obj, dict) or not isinstance(obj.get("a"), str):
+            raise ActionError(f"an action must be an object with 'a', not {obj!r}")
+        extra = set(obj) - {"a", "p", "cards", "choose", "at"}
+        if extra:
+            raise ActionError(f"an action has the fields a, p, cards, choose and at, not {', '.join(sorted(extra))}")
+        cards = obj.get("cards", "")
+        if not isinstance(cards, str):
+            raise ActionError(f"an action's cards must be a text like 'Ah Ah Kh', not {cards!r}")
+        try:
+            parsed = tuple(parse_cards(cards))
+        except CardError as exc:
+            raise ActionError(str(exc)) from None
+        return cls(obj["a"], obj.get("p"), parsed, obj.get("choose"), obj.get("at"))
+
+
+class Visibility(StrEnum):
+    """Who sees an event."""
+
+    PUBLIC = "public"  # every player sees all of it
+    OWN = "own"  # only the event's player (the cards dealt to them, the kitty they pick up, their burial)
+    DARK_CARDS = "dark_cards"  # every player sees it; in dark games only its player sees its cards (RULES §10.5)
+
+
+class EventKind(StrEnum):
+    """What happened in a hand."""
+
+    DEALT = "dealt"
+    BID = "bid"
+    CLOSED = "closed"
+    REDEAL = "redeal"
+    KITTY_TRUMP = "kitty_trump"
+    KITTY_TAKEN = "kitty_taken"
+    BURIED = "buried"
+    FRIED = "fried"
+    PASSED = "passed"
+    FRY_FAILED = "fry_failed"
+    FRYING_OVER = "frying_over"
+    RED5_SHOWN = "red5_shown"
+    PLAYED = "played"
+    THROW_FAILED = "throw_failed"
+    FORCED_RED5 = "forced_red5"
+    TRICK = "trick"
+    BID_SHOWN = "bid_shown"
+    KEPT_RED5 = "kept_red5"
+    KOU_DI = "kou_di"
+    KITTY_SHOWN = "kitty_shown"
+    SETTLED = "settled"
+
+    @property
+    def visibility(self) -> Visibility:
+        """Who sees events of this kind (the one place that says so)."""
+        return _VISIBILITY.get(self, Visibility.PUBLIC)
+
+
+_VISIBILITY = {
+    EventKind.DEALT: Visibility.OWN,
+    EventKind.KITTY_TAKEN: Visibility.OWN,
+    EventKind.BURIED: Visibility.OWN,
+    EventKind.BID: Visibility.DARK_CARDS,
+    EventKind.FRIED: Visibility.DARK_CARDS,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened in a hand: an action's effect or a step of the engine.
+
+    ``player`` who, ``cards`` which cards, ``points`` a change to the scoring side's total,
+    ``detail`` words for the log, ``valid`` whether a bid or fry stood when it was made
+    (None for other events; hidden in dark games until frying ends, RULES §10.5).
+    """
+
+    kind: EventKind
+    player: int | None = None
+    cards: tuple[Card, ...] = ()
+    points: int = 0
+    detail: str = ""
+    valid: bool | None = None
+
+    @property
+    def what(self) -> str:  # TODO(transition): old name of kind, removed once every client reads kind
+        return self.kind.value
+
+    def seen_by(self, seat: int, *, dark: bool) -> Event | None:
+        """The event as ``seat`` sees it: all of it, only that it happened, or nothing (None)."""
+        vis = self.kind.visibility
+        if vis is Visibility.PUBLIC:
+            return self
+        if vis is Visibility.OWN:
+            return self if self.player == seat else None
+        if not dark:
+            return self
+        if self.player == seat:  # one's own dark bid: its cards, but not whether it stands
+            return self if self.valid is None else Event(self.kind, self.player, self.cards, detail=self.detail)
+        return Event(self.kind, self.player)
+
+    def describe(self) -> str:
+        """One line for a log: ``player 2 played Ah Ah``."""
+        who = "" if self.player is None else f"player {self.player} "
+        cards = f" {format_cards(self.cards)}" if self.cards else ""
+        pts = f" ({self.points:+d})" if self.points else ""
+        extra = f": {self.detail}" if self.detail else ""
+        return f"{who}{self.kind.value}{cards}{pts}{extra}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form: ``{"e": kind, "p": player, "cards": "…", "points": n, "detail": "…", "valid": b}``."""
+        out: dict[str, Any] = {"e": self.kind.value}
+        if self.player is not None:
+            out["p"] = self.player
+        if self.cards:
+            out["cards"] = format_cards(self.cards)
+        if self.points:
+            out["points"] = self.points
+        if self.detail:
+            out["detail"] = self.detail
+        if self.valid is not None:
+            out["valid"] = self.valid
+        return out
+
+    @classmethod
+    def from_json(cls, obj: object) -> Event:
+        """Read :meth:`to_json`'s form (a client's side of the wire)."""
+        if not isinstance(obj, dict):
+            raise ActionError(f"an event must be an object, not {obj!r}")
+        try:
+            kind = EventKind(obj["e"])
+            player = obj.get("p")
+            if player is not None:
+                _seat(player, "an event's player")
+            cards = tuple(parse_cards(obj.get("cards", "")))
+            points = obj.get("points", 0)
+            detail = obj.get("detail", "")
+            valid = obj.get("valid")
+            if not isinstance(points, int) or not isinstance(detail, str) or valid not in (None, True, False):
+                raise ValueError("points, detail or valid of the wrong type")
+        except (KeyError, ValueError, TypeError) as exc:
+            raise ActionError(f"not an event: {obj!r} ({exc})") from None
+        return cls(kind, player, cards, points, detail, valid)

@@ -1,0 +1,318 @@
+"""What one player may know at one moment, and what they may do: :class:`View` and :class:`Legal`.
+
+:meth:`chaodipi.hand.Hand.view` builds a view for a seat; it is all that a player, a bot or
+the server's client is ever shown (RULES: hidden information stays hidden). Views hold
+cards as :class:`~chaodipi.cards.Card` objects and legal actions as typed objects; JSON is
+made only at the edge, by :meth:`View.to_json`, and read back by :meth:`View.from_json`.
+
+>>> from chaodipi.cards import parse_cards
+>>> legal = Legal(bids=(BidOption(tuple(parse_cards("8h"))),))
+>>> legal.to_json()
+{'bids': [{'cards': '8h'}]}
+>>> Legal.from_json(legal.to_json()) == legal
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from chaodipi.cards import Card, CardError, Rank, Suit, format_cards, parse_cards
+from chaodipi.log import Action, ActionError, Event
+from chaodipi.rules import RuleError, RuleSet
+from chaodipi.trump import TrumpOrder
+
+__all__ = ["BidEntry", "BidOption", "Legal", "Phase", "TrickRecord", "View"]
+
+
+class Phase(StrEnum):
+    """Where a hand stands."""
+
+    DEAL = "deal"
+    COUNTDOWN = "countdown"
+    BURY = "bury"
+    FRY = "fry"
+    PLAY = "play"
+    OVER = "over"
+    REDEAL = "redeal"
+
+
+def _cards_json(cards: tuple[Card, ...]) -> str:
+    return format_cards(cards)
+
+
+def _read_cards(value: object) -> tuple[Card, ...]:
+    if not isinstance(value, str):
+        raise ActionError(f"cards must be a text like 'Ah Ah Kh', not {value!r}")
+    try:
+        return tuple(parse_cards(value))
+    except CardError as exc:
+        raise ActionError(str(exc)) from None
+
+
+@dataclass(frozen=True, slots=True)
+class TrickRecord:
+    """A finished trick: the leader, the four plays in play order, the winner and the points."""
+
+    leader: int
+    plays: tuple[tuple[int, tuple[Card, ...]], ...]
+    winner: int
+    points: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "leader": self.leader,
+            "plays": [[p, _cards_json(c)] for p, c in self.plays],
+            "winner": self.winner,
+            "points": self.points,
+        }
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> TrickRecord:
+        plays = tuple((int(p), _read_cards(c)) for p, c in obj["plays"])
+        return cls(int(obj["leader"]), plays, int(obj["winner"]), int(obj["points"]))
+
+
+@dataclass(frozen=True, slots=True)
+class BidOption:
+    """A bid or fry a player may make now: the cards to show and, for 5h 5h, the trump it names."""
+
+    cards: tuple[Card, ...]
+    choose: str | None = None
+
+    def action(self, seat: int, *, fry: bool = False) -> Action:
+        """The action that makes this bid (or fry)."""
+        return Action.fry(seat, self.cards, self.choose) if fry else Action.bid(seat, self.cards, self.choose)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"cards": _cards_json(self.cards)}
+        if self.choose is not None:
+            out["choose"] = self.choose
+        return out
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> BidOption:
+        return cls(_read_cards(obj["cards"]), obj.get("choose"))
+
+
+@dataclass(frozen=True, slots=True)
+class BidEntry:
+    """One bid or fry of the hand as a seat may see it: ``cards`` and ``choose`` are None while hidden
+    from it (others' dark bids), ``valid`` None until the table is told (RULES §10.5)."""
+
+    player: int
+    fry: bool
+    cards: tuple[Card, ...] | None = None
+    choose: str | None = None
+    valid: bool | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"player": self.player, "fry": self.fry}
+        if self.cards is not None:
+            out["cards"] = _cards_json(self.cards)
+        if self.choose is not None:
+            out["choose"] = self.choose
+        if self.valid is not None:
+            out["valid"] = self.valid
+        return out
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> BidEntry:
+        cards = obj.get("cards")
+        return cls(
+            int(obj["player"]),
+            bool(obj["fry"]),
+            None if cards is None else _read_cards(cards),
+            obj.get("choose"),
+            obj.get("valid"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Legal:
+    """What a seat may do now (empty when it is not its turn and it may not bid).
+
+    ``bids``: bids during the deal and countdown; ``fries`` and ``can_pass``: when asked to fry;
+    ``bury``: how many cards to bury (0: none); ``leads`` (every single unit; ``can_throw``: several
+    units of one suit may be led together); ``follows`` (capped, ``more_follows`` when there are
+    more); ``show_red5``: 5h 5h may be shown against a flag hand.
+    """
+
+    bids: tuple[BidOption, ...] = ()
+    fries: tuple[BidOption, ...] = ()
+    can_pass: bool = False
+    bury: int = 0
+    leads: tuple[tuple[Card, ...], ...] = ()
+    can_throw: bool = False
+    follows: tuple[tuple[Card, ...], ...] = ()
+    more_follows: bool = False
+    show_red5: bool = False
+
+    @property
+    def plays(self) -> tuple[tuple[Card, ...], ...]:
+        """The listed plays: follows when following, else single-unit leads."""
+        return self.follows or self.leads
+
+    def actions(self, seat: int) -> Iterator[Action]:
+        """Every listed action for ``seat`` (a burial and throws are not listed: there are too many)."""
+        yield from (b.action(seat) for b in self.bids)
+        yield from (f.action(seat, fry=True) for f in self.fries)
+        if self.can_pass:
+            yield Action.pass_fry(seat)
+        yield from (Action.play(seat, p) for p in self.plays)
+        if self.show_red5:
+            yield Action.show_red5(seat)
+
+    def __bool__(self) -> bool:
+        return self != _NOTHING
+
+    def to_json(self) -> dict[str, Any]:
+        """Only the fields that say something: ``{"bids": [...], "bury": 8, "follows": ["Ah Ah"], …}``."""
+        out: dict[str, Any] = {}
+        if self.bids:
+            out["bids"] = [b.to_json() for b in self.bids]
+        if self.fries or self.can_pass:
+            out["fries"] = [f.to_json() for f in self.fries]
+        if self.can_pass:
+            out["pass"] = True
+        if self.bury:
+            out["bury"] = self.bury
+        if self.leads:
+            out["leads"] = [_cards_json(p) for p in self.leads]
+        if self.can_throw:
+            out["throws"] = True
+        if self.follows:
+            out["follows"] = [_cards_json(p) for p in self.follows]
+        if self.more_follows:
+            out["more"] = True
+        if self.show_red5:
+            out["show_red5"] = True
+        return out
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> Legal:
+        return cls(
+            bids=tuple(BidOption.from_json(b) for b in obj.get("bids", [])),
+            fries=tuple(BidOption.from_json(b) for b in obj.get("fries", [])),
+            can_pass=bool(obj.get("pass", False)),
+            bury=int(obj.get("bury", 0)),
+            leads=tuple(_read_cards(p) for p in obj.get("leads", [])),
+            can_throw=bool(obj.get("throws", False)),
+            follows=tuple(_read_cards(p) for p in obj.get("follows", [])),
+            more_follows=bool(obj.get("more", False)),
+            show_red5=bool(obj.get("show_red5", False)),
+        )
+
+
+_NOTHING = Legal()
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What one player may know at one moment (RULES: hidden information stays hidden).
+
+    ``trump`` is the trump as the seat knows it (``s``, ``h``, ``c``, ``d``, ``nt``, ``flag``),
+    None while hidden from it; ``sort_trump`` the trump its hand is sorted by (in the dark,
+    before play, its own last bid's; ``?`` when it knows none). ``kitty`` is shown only to
+    whoever holds or last buried it, and to all once the hand is over.
+    """
+
+    seat: int
+    rules: RuleSet
+    phase: Phase
+    dealer: int | None
+    level: str
+    trump: str | None
+    hand: tuple[Card, ...]
+    kitty: tuple[Card, ...] | None
+    bids: tuple[BidEntry, ...]
+    current_trick: tuple[tuple[int, tuple[Card, ...]], ...]
+    tricks: tuple[TrickRecord, ...]
+    points: int  # the scoring side's points so far (tricks and public adjustments)
+    to_act: int | None
+    events: tuple[Event, ...]
+    hand_sizes: tuple[int, int, int, int] = (0, 0, 0, 0)  # how many cards each seat holds (public)
+    legal: Legal = field(default_factory=Legal)
+    sort_trump: str = "?"
+
+    def order(self) -> TrumpOrder:
+        """The card order the view's hand is sorted by (never one built on a trump hidden from the seat)."""
+        if self.level == "flag" or self.sort_trump == "flag":
+            return TrumpOrder.of(self.rules, None, None)
+        trump = None if self.sort_trump in ("?", "nt") else Suit(self.sort_trump)
+        return TrumpOrder.of(self.rules, Rank.parse(self.level), trump)
+
+    def cards_seen(self) -> set[Card]:
+        """Every card this view shows (for hidden-information tests)."""
+        seen = set(self.hand)
+        if self.kitty:
+            seen.update(self.kitty)
+        for _, cards in self.current_trick:
+            seen.update(cards)
+        for t in self.tricks:
+            for _, cards in t.plays:
+                seen.update(cards)
+        for e in self.events:
+            seen.update(e.cards)
+        for b in self.bids:
+            seen.update(b.cards or ())
+        return seen
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form of the view (what the server sends a seat)."""
+        return {
+            "seat": self.seat,
+            "rules": self.rules.to_spec(),
+            "phase": self.phase.value,
+            "dealer": self.dealer,
+            "level": self.level,
+            "trump": self.trump,
+            "sort_trump": self.sort_trump,
+            "hand": _cards_json(self.hand),
+            "kitty": None if self.kitty is None else _cards_json(self.kitty),
+            "bids": [b.to_json() for b in self.bids],
+            "current_trick": [[p, _cards_json(c)] for p, c in self.current_trick],
+            "tricks": [t.to_json() for t in self.tricks],
+            "points": self.points,
+            "to_act": self.to_act,
+            "events": [e.to_json() for e in self.events],
+            "hand_sizes": list(self.hand_sizes),
+            "legal": self.legal.to_json(),
+        }
+
+    @classmethod
+    def from_json(cls, obj: object) -> View:
+        """Read :meth:`to_json`'s form; :class:`~chaodipi.log.ActionError` if it is not a view."""
+        if not isinstance(obj, dict):
+            raise ActionError(f"a view must be an object, not {obj!r}")
+        try:
+            kitty = obj["kitty"]
+            sizes = tuple(int(n) for n in obj["hand_sizes"])
+            if len(sizes) != 4:
+                raise ValueError("hand_sizes must list four seats")
+            return cls(
+                seat=int(obj["seat"]),
+                rules=RuleSet.from_spec(obj["rules"]),
+                phase=Phase(obj["phase"]),
+                dealer=obj["dealer"],
+                level=str(obj["level"]),
+                trump=obj["trump"],
+                hand=_read_cards(obj["hand"]),
+                kitty=None if kitty is None else _read_cards(kitty),
+                bids=tuple(BidEntry.from_json(b) for b in obj["bids"]),
+                current_trick=tuple((int(p), _read_cards(c)) for p, c in obj["current_trick"]),
+                tricks=tuple(TrickRecord.from_json(t) for t in obj["tricks"]),
+                points=int(obj["points"]),
+                to_act=obj["to_act"],
+                events=tuple(Event.from_json(e) for e in obj["events"]),
+                hand_sizes=(sizes[0], sizes[1], sizes[2], sizes[3]),
+                legal=Legal.from_json(obj["legal"]),
+                sort_trump=str(obj.get("sort_trump", "?")),
+            )
+        except (KeyError, TypeError, ValueError, RuleError) as exc:
+            if isinstance(exc, ActionError):
+                raise
+            raise ActionError(f"not a view: {exc}") from None
