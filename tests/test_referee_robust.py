@@ -496,6 +496,14 @@ def test_a_line_that_is_not_utf8_is_answered_and_the_rest_go_on() -> None:
     assert answers[4] == GOOD_TRICK_ANSWER
 
 
+def test_input_that_is_not_json_lines_at_all_exits_2_after_answering_every_line() -> None:
+    out = io.StringIO()
+    assert referee.run_lines(["garbage", "more garbage"], out) == 2
+    assert len(out.getvalue().splitlines()) == 2
+    assert referee.run_lines(["garbage", '{"op": "x"}'], io.StringIO()) == 0
+    assert referee.run_lines(["", "  "], io.StringIO()) == 0
+
+
 def test_blank_lines_get_no_answer() -> None:
     answers = run_command(b"\n \n\t\r\n" + jline(GOOD_TRICK) + b"\n\n" + json.dumps(GOOD_CLASSIFY).encode())
     assert answers == [GOOD_TRICK_ANSWER, GOOD_CLASSIFY_ANSWER]
@@ -704,8 +712,10 @@ def test_fuzz_random_text(text: str) -> None:
 )
 def test_fuzz_random_bytes_through_the_reader(data: bytes) -> None:
     out = io.StringIO()
-    assert referee.run_lines(referee.read_lines(io.BytesIO(data)), out) == 0
+    status = referee.run_lines(referee.read_lines(io.BytesIO(data)), out)
     answers = out.getvalue().split("\n")
+    # 2 only when the input is not JSON Lines at all: then every answer is an error
+    assert status == 0 or (status == 2 and all("error" in strict_json(a) for a in answers if a))
     assert answers[-1] == ""
     expected = 0
     for piece in data.split(b"\n")[: data.count(b"\n") + (0 if data.endswith(b"\n") else 1)]:

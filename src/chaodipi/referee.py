@@ -590,22 +590,29 @@ def read_lines(stream: IO[bytes]) -> Iterator[bytes]:
             rest = stream.readline(limit)
 
 
-def _answer_raw(line: str | bytes) -> str | None:
-    """The answer to one line as read (bytes are UTF-8); None for a blank line, which gets no answer."""
+def _answer_raw(line: str | bytes) -> tuple[str | None, bool]:
+    """The answer to one line as read (bytes are UTF-8), and whether the line was JSON at all.
+
+    A blank line gets no answer (None).
+    """
     if isinstance(line, bytes):
         line = line.removesuffix(b"\n").removesuffix(b"\r")
         if len(line) > MAX_LINE_BYTES:
-            return json.dumps({"error": str(_too_long())})
+            return json.dumps({"error": str(_too_long())}), False
         try:
             line = line.decode("utf-8")
         except UnicodeDecodeError as exc:
-            return json.dumps(
-                {"error": f"the line is not UTF-8 text (byte {exc.start + 1} cannot be read): JSON Lines are UTF-8"}
-            )
+            error = f"the line is not UTF-8 text (byte {exc.start + 1} cannot be read): JSON Lines are UTF-8"
+            return json.dumps({"error": error}), False
     line = line.removesuffix("\n").removesuffix("\r")
     if not line.strip():
-        return None
-    return answer_line(line)
+        return None, False
+    try:
+        parse_line(line)
+        is_json = True
+    except LineError:
+        is_json = False
+    return answer_line(line), is_json
 
 
 def run_lines(lines: Iterable[str | bytes], out: IO[str]) -> int:
@@ -613,11 +620,15 @@ def run_lines(lines: Iterable[str | bytes], out: IO[str]) -> int:
 
     ``lines`` are texts, or UTF-8 bytes as :func:`read_lines` gives them (a line that is not UTF-8
     is answered with an error, like any other bad line). Blank lines get no answer. Returns the exit
-    status, 0: bad lines are answered, never fatal.
+    status: 0, or 2 when the input is not JSON Lines at all (no line of it was JSON), as REFEREE.md
+    says; every line is answered either way.
     """
+    answered = any_json = False
     for line in lines:
-        reply = _answer_raw(line)
+        reply, is_json = _answer_raw(line)
         if reply is not None:
             out.write(reply + "\n")
             out.flush()
-    return 0
+            answered = True
+            any_json = any_json or is_json
+    return 2 if answered and not any_json else 0
