@@ -32,10 +32,10 @@ def make_situations(preset: str, n: int, seed: int) -> list[Situation]:
     while len(out) < n:
         level = Rank(rng.randint(2, 14))
         trump = rng.choice([*SUITS, None])
-        to = TrumpOrder.of(rules, level, trump)
+        trump_order = TrumpOrder.of(rules, level, trump)
         cards = shuffled_deck(rng)
         hands = [cards[i:100:4] for i in range(4)]
-        leads = unit_leads(hands[0], to)
+        leads = unit_leads(hands[0], trump_order)
         if rng.random() < 0.2:  # a throw: two or three units of one suit
             suit = rng.choice(leads).suit
             same = [u for u in leads if u.suit == suit]
@@ -49,8 +49,8 @@ def make_situations(preset: str, n: int, seed: int) -> list[Situation]:
         others = hands[1:]
         plays = [lead]
         for h in others:
-            plays.append(list(next(FollowRule(lead, h, to).legal_plays())))
-        out.append((to, lead, others, plays))
+            plays.append(list(next(FollowRule(lead, h, trump_order).legal_plays())))
+        out.append((trump_order, lead, others, plays))
     return out
 
 
@@ -75,26 +75,26 @@ def main() -> None:
     sits = make_situations(args.preset, args.situations, args.seed)
 
     def follow_checks() -> int:
-        for to, lead, others, plays in sits:
+        for trump_order, lead, others, plays in sits:
             for h, p in zip(others, plays[1:], strict=True):
-                check_follow(lead, h, p, to)
+                check_follow(lead, h, p, trump_order)
         return 3 * len(sits)
 
     def generations() -> int:
-        for to, lead, others, _ in sits:
+        for trump_order, lead, others, _ in sits:
             for h in others:
-                for _p in FollowRule(lead, h, to).legal_plays():
+                for _p in FollowRule(lead, h, trump_order).legal_plays():
                     break
         return 3 * len(sits)
 
     def tricks() -> int:
-        for to, _, _, plays in sits:
-            resolve_trick(plays, to)
+        for trump_order, _, _, plays in sits:
+            resolve_trick(plays, trump_order)
         return len(sits)
 
     def throws() -> int:
-        for to, lead, others, _ in sits:
-            check_throw(lead, others, to)
+        for trump_order, lead, others, _ in sits:
+            check_throw(lead, others, trump_order)
         return len(sits)
 
     results: dict[str, Any] = {

@@ -110,7 +110,7 @@ def test_sampled_worlds_respect_voids_and_sizes() -> None:
         assert [len(h) for h in hands] == list(view.hand_sizes)
         assert len(kitty) == (0 if view.kitty is not None else 8)
         for seat in (1, 2, 3):
-            assert not any(know.to.eff[c.index] in know.voids[seat] for c in hands[seat])
+            assert not any(know.trump_order.effective[c.index] in know.voids[seat] for c in hands[seat])
 
 
 def test_bot_errors_name_the_seat() -> None:

@@ -253,7 +253,7 @@ def test_failed_throw_on_each_side(leader: int, sign: int) -> None:
     hand = _endgame("standard", hands, dealer=1, leader=leader)
     ev = hand.play(leader, P("Ah Qh"))
     assert ev.cards == tuple(P("Qh"))  # the forced play: the failing unit
-    fail = [e for e in hand.iter_events() if e.what == "throw_failed"]
+    fail = [e for e in hand.iter_events() if e.kind == "throw_failed"]
     assert fail and fail[0].points == sign * 20 and fail[0].kind.visibility is Visibility.PUBLIC
     assert fail[0].cards == tuple(P("Ah Qh"))
     assert hand.adjustments == [(f"failed throw by player {leader}", sign * 20)]
@@ -272,7 +272,7 @@ def test_forced_red5_costs_50() -> None:
     )
     hand.play(0, P("As As"))  # spades side lead
     hand.play(1, P("4h 5h"))  # void in spades: a free choice, not forced
-    assert not [e for e in hand.iter_events() if e.what == "forced_red5"]
+    assert not [e for e in hand.iter_events() if e.kind == "forced_red5"]
     hand2 = _endgame(
         "anchao",
         ["Ah Ah 3c", "5h 4d 9d", "Ks 2c 3d", "Qs 4c 5d"],
@@ -283,18 +283,18 @@ def test_forced_red5_costs_50() -> None:
     )
     hand2.play(0, P("Ah Ah"))  # trump pair lead; player 1 holds one trump: 5h, which must be played
     hand2.play(1, P("5h 4d"))
-    forced = [e for e in hand2.iter_events() if e.what == "forced_red5"]
+    forced = [e for e in hand2.iter_events() if e.kind == "forced_red5"]
     assert forced and forced[0].points == +50  # player 1 is on the dealer side (dealer 1)
 
 
 def test_kept_red5_earns_50() -> None:
     hand = _endgame("anchao", ["5h", "3c", "4c", "6c"], dealer=1, leader=0, trump=Suit.SPADES)
     _play_out(hand, ["5h", "3c", "4c", "6c"])
-    kept = [e for e in hand.iter_events() if e.what == "kept_red5"]
+    kept = [e for e in hand.iter_events() if e.kind == "kept_red5"]
     assert kept and kept[0].points == 50
     plain = _endgame("standard", ["5h", "3c", "4c", "6c"], dealer=1, leader=0, trump=Suit.SPADES)
     _play_out(plain, ["5h", "3c", "4c", "6c"])
-    assert not [e for e in plain.iter_events() if e.what == "kept_red5"]
+    assert not [e for e in plain.iter_events() if e.kind == "kept_red5"]
 
 
 # -- special endings through whole last tricks -------------------------------------------------
@@ -343,7 +343,7 @@ def test_flag_hand_deals_all_cards_and_has_no_bidding() -> None:
     hand = new_hand("kangqi", {}, dealer=0, flag=True)
     hand.deal_all()
     assert [len(h) for h in hand.hands] == [27] * 4 and hand.kitty == [] and hand.phase == Phase.PLAY
-    assert hand.to.order_text() == "5h > BJ > SJ"
+    assert hand.trump_order.order_text() == "5h > BJ > SJ"
     with pytest.raises(IllegalActionError):
         hand.bid(0, P("2s 2s"))
 
@@ -426,7 +426,7 @@ def test_dark_fry_over_ones_own_standing_bid_is_judged_by_strength() -> None:
     hand.deal_all()
     hand.bid(0, P("8s 8s"))
     ev = hand.bid(1, P("8c 8c"))  # void, but nobody is told so before frying ends (RULES §10.5)
-    assert ev.what == "bid" and hand.bid_log[-1][2] is False
+    assert ev.kind == "bid" and hand.bid_log[-1][2] is False
     hand.close_bidding()
     hand.bury(0, [c for c in hand.hands[0] if c.rank != Rank.EIGHT][:8])
     while hand.fry_next != 0:

@@ -105,12 +105,12 @@ def test_a_void_dark_bid_tells_its_maker_nothing() -> None:
     hand.deal_all()
     hand.bid(0, P("8s 8s"))
     ev = hand.bid(1, P("8c 8c"))
-    assert ev.what == "bid" and not hand.bid_log[-1][2]
+    assert ev.kind == "bid" and not hand.bid_log[-1][2]
     mine = hand.view(1)
     assert mine.bids[1].to_json() == {"player": 1, "fry": False, "cards": "8c 8c"}  # no "valid"
     assert mine.bids[0].to_json() == {"player": 0, "fry": False}
-    assert all(e.what != "bid_void" for e in hand.log if isinstance(e, Event))
-    others = [e for e in hand.view(2).events if e.what == "bid"]
+    assert all(e.kind != "bid_void" for e in hand.log if isinstance(e, Event))
+    others = [e for e in hand.view(2).events if e.kind == "bid"]
     assert [(e.player, e.cards, e.detail) for e in others] == [(0, (), ""), (1, (), "")]
 
 
@@ -121,11 +121,11 @@ def test_a_failed_dark_fry_is_known_only_when_frying_ends() -> None:
     hand.bury(2, non_level(hand, 2))
     v = hand.view(2)
     assert v.bids[1].valid is None and v.points == 0
-    assert all(e.what != "fry_failed" for e in v.events)
+    assert all(e.kind != "fry_failed" for e in v.events)
     asked_until_first_fry(hand)
     v = hand.view(2)
     assert v.bids[1].valid is False and v.points == 80
-    assert [e.what for e in v.events if e.what == "fry_failed"] == ["fry_failed"]
+    assert [e.kind for e in v.events if e.kind == "fry_failed"] == ["fry_failed"]
 
 
 # -- 3. a dark hand's order is what the seat knows ----------------------------------------------
@@ -144,7 +144,7 @@ def test_dark_hand_order_does_not_follow_the_hidden_trump() -> None:
     assert list(hand.view(2).hand) == TrumpOrder.of(rules, level, None).sorted(hand.hands[2])
     asked_until_first_fry(hand)
     assert hand.phase == Phase.PLAY
-    assert list(hand.view(2).hand) == hand.to.sorted(hand.hands[2])  # announced at play
+    assert list(hand.view(2).hand) == hand.trump_order.sorted(hand.hands[2])  # announced at play
 
 
 # -- 4. unordered dark frying (institute2023) ---------------------------------------------------
@@ -213,7 +213,7 @@ def test_no_bid_kitty_shows_the_cards_up_to_the_deciding_one(preset: str, kitty:
     hand.deal_all()
     hand.close_bidding()
     for seat in range(4):
-        evs = [e for e in hand.view(seat).events if e.what == "kitty_trump"]
+        evs = [e for e in hand.view(seat).events if e.kind == "kitty_trump"]
         assert [e.cards for e in evs] == [tuple(P(shown))]
 
 
@@ -221,7 +221,7 @@ def test_no_bid_kitty_shows_the_cards_up_to_the_deciding_one(preset: str, kitty:
 def snapshot(hand: Hand) -> dict[str, str]:
     """Everything a hand holds, as text (the trump order by its level and trump)."""
     state = {k: repr(v) for k, v in vars(hand).items() if k != "to"}
-    state["to"] = repr((hand.to.level, hand.to.trump, hand.to.flag))
+    state["to"] = repr((hand.trump_order.level, hand.trump_order.trump, hand.trump_order.flag))
     return state
 
 
@@ -340,13 +340,13 @@ def check_view(hand: Hand, seat: int, view: View) -> None:
     for e in view.events:
         if e.player == seat:
             continue
-        assert e.what not in OWN_CARD_EVENTS, e
-        if e.what in ("bid", "fried"):
+        assert e.kind not in OWN_CARD_EVENTS, e
+        if e.kind in ("bid", "fried"):
             assert not dark or (not e.cards and not e.detail), e
         elif e.cards:
-            assert e.what in PUBLIC_CARD_EVENTS, e
+            assert e.kind in PUBLIC_CARD_EVENTS, e
     for e in view.events:
-        if e.what == "kitty_trump":
+        if e.kind == "kitty_trump":
             mode = rules.no_bid_trump
             level = hand.level
             deciding = [c for c in e.cards if c.suit is not None and c.rank == level]
@@ -373,7 +373,7 @@ def check_view(hand: Hand, seat: int, view: View) -> None:
         trump = known if isinstance(known, Suit) else None
         assert list(view.hand) == TrumpOrder.of(rules, level, trump).sorted(hand.hands[seat])
     if not before_play and not hand.flag:
-        assert list(view.hand) == hand.to.sorted(hand.hands[seat])
+        assert list(view.hand) == hand.trump_order.sorted(hand.hands[seat])
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])

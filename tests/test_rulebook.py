@@ -42,14 +42,17 @@ def test_deck_has_108_cards_and_200_points() -> None:
 
 @pytest.mark.parametrize("level, trump", [("5", "h"), ("5", "s"), ("2", "h"), ("A", "nt")])
 def test_5h_is_always_the_highest_trump(level: str, trump: str) -> None:
-    to = order("standard", level, trump)
+    trump_order = order("standard", level, trump)
     five = Card.parse("5h")
-    assert all(to.order_of(five) > to.order_of(c) for c in Card.ALL if c is not five)
+    assert all(trump_order.order_of(five) > trump_order.order_of(c) for c in Card.ALL if c is not five)
 
 
 def test_trump_order_suit_hand() -> None:
-    to = order("standard", "8", "s")
-    assert to.order_text() == "5h > BJ > SJ > 8s > 8h=8c=8d > As > Ks > Qs > Js > Ts > 9s > 7s > 6s > 5s > 4s > 3s > 2s"
+    trump_order = order("standard", "8", "s")
+    assert (
+        trump_order.order_text()
+        == "5h > BJ > SJ > 8s > 8h=8c=8d > As > Ks > Qs > Js > Ts > 9s > 7s > 6s > 5s > 4s > 3s > 2s"
+    )
 
 
 def test_trump_order_nt_and_flag() -> None:
@@ -59,10 +62,10 @@ def test_trump_order_nt_and_flag() -> None:
 
 
 def test_equal_cards_first_played_wins() -> None:
-    to = order("standard", "2", "s")
-    assert resolve_trick([cards("2h"), cards("2d"), cards("2c"), cards("3h")], to).winner == 0
-    assert resolve_trick([cards("9h"), cards("2d"), cards("2c"), cards("3h")], to).winner == 1
-    assert resolve_trick([cards("Ah"), cards("Ah"), cards("3h"), cards("4h")], to).winner == 0
+    trump_order = order("standard", "2", "s")
+    assert resolve_trick([cards("2h"), cards("2d"), cards("2c"), cards("3h")], trump_order).winner == 0
+    assert resolve_trick([cards("9h"), cards("2d"), cards("2c"), cards("3h")], trump_order).winner == 1
+    assert resolve_trick([cards("Ah"), cards("Ah"), cards("3h"), cards("4h")], trump_order).winner == 0
 
 
 # -- §4 units ---------------------------------------------------------------------------
@@ -121,22 +124,22 @@ def test_ace_low_tractors() -> None:
     fmt = decompose(cards("Kh Kh Ah Ah 2h 2h"), order("standard", "3", "s"))
     assert fmt.kind == "throw" and fmt.tractor_lengths == (2,)
     # AA22 < 2233
-    to = order("standard", "5", "s")
-    low = decompose(cards("Ah Ah 2h 2h"), to).units[0]
-    high = decompose(cards("2h 2h 3h 3h"), to).units[0]
+    trump_order = order("standard", "5", "s")
+    low = decompose(cards("Ah Ah 2h 2h"), trump_order).units[0]
+    high = decompose(cards("2h 2h 3h 3h"), trump_order).units[0]
     assert low.strength < high.strength
     # the ace links to a 2 only: level 2 has no ace-low tractor, even with level gaps bridged
     assert kind("kangqi", "2", "s", "Ah Ah 3h 3h") == "throw"
 
 
 def test_trump_level_links() -> None:
-    to = order("standard", "8", "s")
-    high = decompose(cards("9s 9s Ts Ts"), to).units[0]
-    low = decompose(cards("7s 7s 8s 8s"), to).units[0]
+    trump_order = order("standard", "8", "s")
+    high = decompose(cards("9s 9s Ts Ts"), trump_order).units[0]
+    low = decompose(cards("7s 7s 8s 8s"), trump_order).units[0]
     assert high.strength > low.strength
-    assert to.order_of(Card.parse("8s")) > to.order_of(Card.parse("As"))
+    assert trump_order.order_of(Card.parse("8s")) > trump_order.order_of(Card.parse("As"))
     plays = [cards("7s 7s 8s 8s"), cards("9s 9s Ts Ts"), cards("3s 3s 4s 4s"), cards("6s 6s Js Js")]
-    assert resolve_trick(plays, to).winner == 1
+    assert resolve_trick(plays, trump_order).winner == 1
     # level 2, spades trump, ace-low on: AsAs2s2s is a tractor
     assert kind("standard", "2", "s", "As As 2s 2s") == "tractor"
     assert kind("anchao", "2", "s", "As As 2s 2s") == "throw"
@@ -167,14 +170,14 @@ def test_ftk() -> None:
 
 
 def test_ftk_has_no_rank_order() -> None:
-    to = order("standard", "2", "s")
+    trump_order = order("standard", "2", "s")
     plays = [cards("5d Td Kd"), cards("5d Td Kd"), cards("3d 4d 6d"), cards("7d 8d 9d")]
-    assert resolve_trick(plays, to).winner == 0
+    assert resolve_trick(plays, trump_order).winner == 0
 
 
 def test_canonical_decomposition() -> None:
-    to = order("standard", "5", "s")
-    fmt = decompose(cards("Qd Qd Kd Kd Ad Ad 2d 2d"), to)
+    trump_order = order("standard", "5", "s")
+    fmt = decompose(cards("Qd Qd Kd Kd Ad Ad 2d 2d"), trump_order)
     assert [(u.kind, format_cards(u.cards)) for u in fmt.units] == [
         (UnitKind.TRACTOR, "Ad Ad Kd Kd Qd Qd"),
         (UnitKind.PAIR, "2d 2d"),
@@ -192,37 +195,37 @@ def test_canonical_decomposition() -> None:
 
 
 def test_throw_of_top_cards_stands() -> None:
-    to = order("standard", "2", "s")
-    assert check_throw(cards("Ah Kh"), [cards("3h 4h"), cards("Qh Jh"), cards("6c 7c")], to).ok
+    trump_order = order("standard", "2", "s")
+    assert check_throw(cards("Ah Kh"), [cards("3h 4h"), cards("Qh Jh"), cards("6c 7c")], trump_order).ok
 
 
 def test_failed_throw_forces_the_lowest_failing_unit() -> None:
-    to = order("standard", "2", "s")
-    res = check_throw(cards("Qh Qh Ah 9h"), [cards("Kh Kh Th"), cards("4c"), cards("8c")], to)
+    trump_order = order("standard", "2", "s")
+    res = check_throw(cards("Qh Qh Ah 9h"), [cards("Kh Kh Th"), cards("4c"), cards("8c")], trump_order)
     assert not res.ok and format_cards(res.forced) == "9h" and res.penalty_cards == 4
-    res = check_throw(cards("Qh Qh Ah"), [cards("Kh Kh 3h"), cards("4c"), cards("8c")], to)
+    res = check_throw(cards("Qh Qh Ah"), [cards("Kh Kh 3h"), cards("4c"), cards("8c")], trump_order)
     assert format_cards(res.forced) == "Qh Qh"
 
 
 def test_failed_throw_smallest_card_option() -> None:
-    to = order({"preset": "standard", "set": {"throw_fail_play": "smallest_card"}}, "2", "s")
-    res = check_throw(cards("Qh Qh Ah 9h"), [cards("Kh Kh Th"), cards("4c"), cards("8c")], to)
+    trump_order = order({"preset": "standard", "set": {"throw_fail_play": "smallest_card"}}, "2", "s")
+    res = check_throw(cards("Qh Qh Ah 9h"), [cards("Kh Kh Th"), cards("4c"), cards("8c")], trump_order)
     assert format_cards(res.forced) == "9h"
-    res = check_throw(cards("Qh Qh Ah"), [cards("Kh Kh 3h"), cards("4c"), cards("8c")], to)
+    res = check_throw(cards("Qh Qh Ah"), [cards("Kh Kh 3h"), cards("4c"), cards("8c")], trump_order)
     assert format_cards(res.forced) == "Qh"
 
 
 def test_tractor_beaten_only_by_as_long_a_tractor() -> None:
-    to = order("standard", "2", "s")
+    trump_order = order("standard", "2", "s")
     lead = cards("Th Th Jh Jh Ah")
-    assert not check_throw(lead, [cards("Qh Qh Kh Kh"), cards("3c"), cards("3d")], to).ok
-    assert check_throw(lead, [cards("Kh Kh 3h 3h"), cards("3c"), cards("3d")], to).ok
-    assert not check_throw(lead, [cards("6h 6h 7h 7h 8h 8h Qh Qh Kh Kh"), cards("3c"), cards("3d")], to).ok
+    assert not check_throw(lead, [cards("Qh Qh Kh Kh"), cards("3c"), cards("3d")], trump_order).ok
+    assert check_throw(lead, [cards("Kh Kh 3h 3h"), cards("3c"), cards("3d")], trump_order).ok
+    assert not check_throw(lead, [cards("6h 6h 7h 7h 8h 8h Qh Qh Kh Kh"), cards("3c"), cards("3d")], trump_order).ok
 
 
 def test_ftk_in_a_throw_is_never_beaten() -> None:
-    to = order("standard", "2", "s")
-    assert check_throw(cards("5d Td Kd Ad"), [cards("Qd Qd"), cards("Jd"), cards("9c")], to).ok
+    trump_order = order("standard", "2", "s")
+    assert check_throw(cards("5d Td Kd Ad"), [cards("Qd Qd"), cards("Jd"), cards("9c")], trump_order).ok
 
 
 # -- §6 following -------------------------------------------------------------------------
@@ -238,53 +241,53 @@ def test_ftk_in_a_throw_is_never_beaten() -> None:
     ],
 )
 def test_rulebook_follow_examples(lead: str, hand: str, legal: list[str], illegal: list[str]) -> None:
-    to = order("standard", "2", "s")
+    trump_order = order("standard", "2", "s")
     for p in legal:
-        assert check_follow(cards(lead), cards(hand), cards(p), to) is None, p
+        assert check_follow(cards(lead), cards(hand), cards(p), trump_order) is None, p
     for p in illegal:
-        assert check_follow(cards(lead), cards(hand), cards(p), to) is not None, p
+        assert check_follow(cards(lead), cards(hand), cards(p), trump_order) is not None, p
 
 
 def test_short_of_the_suit_plays_all_of_it() -> None:
-    to = order("standard", "2", "s")
-    reason = check_follow(cards("9h 9h"), cards("3h Kc Kc 3d"), cards("Kc Kc"), to)
+    trump_order = order("standard", "2", "s")
+    reason = check_follow(cards("9h 9h"), cards("3h Kc Kc 3d"), cards("Kc Kc"), trump_order)
     assert reason is not None and "hearts" in reason
-    assert check_follow(cards("9h 9h"), cards("3h Kc Kc 3d"), cards("3h 3d"), to) is None
+    assert check_follow(cards("9h 9h"), cards("3h Kc Kc 3d"), cards("3h 3d"), trump_order) is None
 
 
 def test_trump_ftk_lead_forces_highest_trumps() -> None:
-    to = order("standard", "2", "s")
+    trump_order = order("standard", "2", "s")
     lead = cards("5s Ts Ks")
-    assert check_follow(lead, cards("BJ 2s 3s 4s 6c"), cards("BJ 2s 4s"), to) is None
-    assert check_follow(lead, cards("BJ 2s 3s 4s 6c"), cards("BJ 3s 4s"), to) is not None
+    assert check_follow(lead, cards("BJ 2s 3s 4s 6c"), cards("BJ 2s 4s"), trump_order) is None
+    assert check_follow(lead, cards("BJ 2s 3s 4s 6c"), cards("BJ 3s 4s"), trump_order) is not None
     # ftk_else_top: a held trump FTK must be played
     hand = cards("BJ 5s Ts Ks 9s")
-    assert check_follow(lead, hand, cards("5s Ts Ks"), to) is None
-    assert check_follow(lead, hand, cards("BJ Ks Ts"), to) is not None
+    assert check_follow(lead, hand, cards("5s Ts Ks"), trump_order) is None
+    assert check_follow(lead, hand, cards("BJ Ks Ts"), trump_order) is not None
     top = order({"preset": "standard", "set": {"trump_ftk_follow": "top"}}, "2", "s")
     assert check_follow(lead, hand, cards("BJ Ks Ts"), top) is None
     assert check_follow(lead, hand, cards("5s Ts Ks"), top) is not None
 
 
 def test_side_ftk_must_be_followed() -> None:
-    to = order("standard", "2", "s")
+    trump_order = order("standard", "2", "s")
     lead = cards("5d Td Kd")
-    assert check_follow(lead, cards("5d Td Kd 3d 4d"), cards("3d 4d 5d"), to) is not None
-    assert check_follow(lead, cards("5d Td Kd 3d 4d"), cards("5d Td Kd"), to) is None
+    assert check_follow(lead, cards("5d Td Kd 3d 4d"), cards("3d 4d 5d"), trump_order) is not None
+    assert check_follow(lead, cards("5d Td Kd 3d 4d"), cards("5d Td Kd"), trump_order) is None
     off = order({"preset": "standard", "set": {"ftk_must_follow": "no"}}, "2", "s")
     assert check_follow(lead, cards("5d Td Kd 3d 4d"), cards("3d 4d 5d"), off) is None
 
 
 def test_heart_ftk_with_5h_is_never_owed() -> None:
-    to = order("standard", "2", "s")
+    trump_order = order("standard", "2", "s")
     lead = cards("5h Th Kh")
-    assert check_follow(lead, cards("5h Th Kh 3h 9c"), cards("5h Th Kh"), to) is not None
-    assert check_follow(lead, cards("5h Th Kh 3h 9c"), cards("Th Kh 3h"), to) is None
+    assert check_follow(lead, cards("5h Th Kh 3h 9c"), cards("5h Th Kh"), trump_order) is not None
+    assert check_follow(lead, cards("5h Th Kh 3h 9c"), cards("Th Kh 3h"), trump_order) is None
 
 
 def test_void_follower_may_discard_or_trump() -> None:
-    to = order("standard", "2", "s")
-    rule = FollowRule(cards("9h 9h"), cards("Kc Kc 3s 4d"), to)
+    trump_order = order("standard", "2", "s")
+    rule = FollowRule(cards("9h 9h"), cards("Kc Kc 3s 4d"), trump_order)
     plays = {format_cards(p) for p in rule.legal_plays()}
     assert "Kc Kc" in plays and "3s 4d" in plays and len(plays) == 4
 
@@ -316,16 +319,16 @@ def test_trick_points() -> None:
 
 
 def test_succeeded_throw_cannot_be_beaten_in_suit() -> None:
-    to = order("standard", "2", "s")
+    trump_order = order("standard", "2", "s")
     plays = [cards("Ah Kh"), cards("3h 4h"), cards("Qh Jh"), cards("6c 7c")]
-    assert resolve_trick(plays, to).winner == 0
+    assert resolve_trick(plays, trump_order).winner == 0
     trump_throw = [cards("As Ks"), cards("BJ SJ"), cards("3s 4s"), cards("6c 7c")]
-    assert resolve_trick(trump_throw, to).winner == 0
+    assert resolve_trick(trump_throw, trump_order).winner == 0
 
 
 def test_trump_lead_followed_by_non_trumps_is_a_discard() -> None:
-    to = order("standard", "2", "s")
-    assert resolve_trick([cards("3s"), cards("Ah"), cards("BJ"), cards("4s")], to).winner == 2
+    trump_order = order("standard", "2", "s")
+    assert resolve_trick([cards("3s"), cards("Ah"), cards("BJ"), cards("4s")], trump_order).winner == 2
 
 
 # -- §8 kitty --------------------------------------------------------------------------------

@@ -475,27 +475,37 @@ class TestShangtianPure:
     def test_effective_suit_needs_trump(self) -> None:
         rules = rules_of("standard")
         # level 5, hearts trump: 5s is a trump, Ts Ks are spades: no FTK
-        to = TrumpOrder.of(rules, Rank.FIVE, Suit.HEARTS)
+        trump_order = TrumpOrder.of(rules, Rank.FIVE, Suit.HEARTS)
         r = settle(
-            rules, 40, Progress.parse("5"), Progress.parse("Q"), last_trick=trick("scoring", "5s Ts Ks"), trump=to
+            rules,
+            40,
+            Progress.parse("5"),
+            Progress.parse("Q"),
+            last_trick=trick("scoring", "5s Ts Ks"),
+            trump=trump_order,
         )
         assert r.special is None
         # level 5, spades trump: all three are trumps: a trump FTK
-        to = TrumpOrder.of(rules, Rank.FIVE, Suit.SPADES)
+        trump_order = TrumpOrder.of(rules, Rank.FIVE, Suit.SPADES)
         r = settle(
-            rules, 40, Progress.parse("5"), Progress.parse("Q"), last_trick=trick("scoring", "5s Ts Ks"), trump=to
+            rules,
+            40,
+            Progress.parse("5"),
+            Progress.parse("Q"),
+            last_trick=trick("scoring", "5s Ts Ks"),
+            trump=trump_order,
         )
         assert r.special is SpecialEnding.SHANGTIAN_FTK
 
     def test_heart_five_lead(self) -> None:
         rules = rules_of("standard")
-        to = TrumpOrder.of(rules, Rank.NINE, Suit.SPADES)
+        trump_order = TrumpOrder.of(rules, Rank.NINE, Suit.SPADES)
         lead = LastTrick.parse("scoring", "5h Th Kh", "5h Th Kh")
-        r = settle(rules, 40, Progress.parse("9"), Progress.parse("Q"), last_trick=lead, trump=to)
+        r = settle(rules, 40, Progress.parse("9"), Progress.parse("Q"), last_trick=lead, trump=trump_order)
         assert r.special is SpecialEnding.SHANGTIAN_FTK
         # not the lead: 5h is a trump there
         follow = LastTrick.parse("scoring", "Ad Qd Jd", "5h Th Kh")
-        r = settle(rules, 40, Progress.parse("9"), Progress.parse("Q"), last_trick=follow, trump=to)
+        r = settle(rules, 40, Progress.parse("9"), Progress.parse("Q"), last_trick=follow, trump=trump_order)
         assert r.special is None
 
     def test_no_shangtian_option(self) -> None:
@@ -522,12 +532,12 @@ class TestShangtianContains:
         # kangqi has no 红心5下放: 5h Th Kh is never an FTK there
         lt = LastTrick.parse("scoring", "5h Th Kh", "5h Th Kh")
         rules = rules_of("kangqi")
-        to = TrumpOrder.of(rules, Rank.NINE, Suit.SPADES)
-        r = settle(rules, 20, Progress.parse("9"), Progress.parse("4"), last_trick=lt, trump=to)
+        trump_order = TrumpOrder.of(rules, Rank.NINE, Suit.SPADES)
+        r = settle(rules, 20, Progress.parse("9"), Progress.parse("4"), last_trick=lt, trump=trump_order)
         assert r.special is None
         rules = rules_of("mingchao")
-        to = TrumpOrder.of(rules, Rank.NINE, Suit.SPADES)
-        r = settle(rules, 20, Progress.parse("9"), Progress.parse("4"), last_trick=lt, trump=to)
+        trump_order = TrumpOrder.of(rules, Rank.NINE, Suit.SPADES)
+        r = settle(rules, 20, Progress.parse("9"), Progress.parse("4"), last_trick=lt, trump=trump_order)
         assert r.special is SpecialEnding.SHANGTIAN_FTK
 
     def test_scoring_side_at_flag_stays_flag(self) -> None:
@@ -851,11 +861,11 @@ def test_ftk_helpers() -> None:
     assert not contains_ftk(parse_cards("5s Ts Kd"))
     assert is_pure_ftk(parse_cards("Kd 5d Td"))
     assert not is_pure_ftk(parse_cards("5d 5d Td Td Kd Kd"))
-    to = TrumpOrder.of(rules_of("standard"), Rank.TEN, Suit.SPADES)
-    assert not contains_ftk(parse_cards("5d Td Kd"), to)  # Td is a level card: a trump
-    assert contains_ftk(parse_cards("5s Ts Ks"), to)  # a trump FTK in the trump suit
-    to = TrumpOrder.of(rules_of("standard"), Rank.TWO, Suit.HEARTS)
-    assert contains_ftk(parse_cards("5h Th Kh"), to)  # hearts trump: a trump FTK
+    trump_order = TrumpOrder.of(rules_of("standard"), Rank.TEN, Suit.SPADES)
+    assert not contains_ftk(parse_cards("5d Td Kd"), trump_order)  # Td is a level card: a trump
+    assert contains_ftk(parse_cards("5s Ts Ks"), trump_order)  # a trump FTK in the trump suit
+    trump_order = TrumpOrder.of(rules_of("standard"), Rank.TWO, Suit.HEARTS)
+    assert contains_ftk(parse_cards("5h Th Kh"), trump_order)  # hearts trump: a trump FTK
 
 
 def test_events_explain() -> None:

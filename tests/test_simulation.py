@@ -34,13 +34,13 @@ def _allowed(hand: Hand, seat: int) -> set[Card]:
     dark = hand.rules.fry_visibility == FryVisibility.DARK
     revealed = hand.trump_revealed and hand.bid_cards_revealed
     for e in hand.iter_events():
-        if e.what in ("bid", "bid_void", "fried"):
+        if e.kind in ("bid", "fried"):
             if not dark or e.player == seat or revealed:
                 ok.update(e.cards)
-        elif e.what in ("kitty_taken", "buried", "dealt"):
+        elif e.kind in ("kitty_taken", "buried", "dealt"):
             if e.player == seat:
                 ok.update(e.cards)
-        elif e.what in (
+        elif e.kind in (
             "throw_failed",
             "kitty_trump",
             "red5_shown",

@@ -44,26 +44,26 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         trump = None if args.trump == "nt" else Suit(args.trump)
     else:
         trump = rng.choice([*SUITS, None])
-    to = TrumpOrder.of(rules, level, trump)
+    trump_order = TrumpOrder.of(rules, level, trump)
     cards = shuffled_deck(rng)
     hands = [cards[i:100:4] for i in range(4)]
     kitty = cards[100:]
     print(f"炒地皮 demo — preset {rules.name}, seed {args.seed}")
     print(f"level 级牌 {level.symbol}, trump 主 {'NT 无主' if trump is None else trump.chinese + ' ' + trump.symbol}")
-    print(f"trump order 主牌顺序: {to.order_text()}")
-    print(f"kitty 底牌: {format_cards(to.sorted(kitty))}")
+    print(f"trump order 主牌顺序: {trump_order.order_text()}")
+    print(f"kitty 底牌: {format_cards(trump_order.sorted(kitty))}")
     for seat, hand in enumerate(hands):
         print()
         print(f"{SEATS[seat]}: {len(hand)} cards")
         others = [hands[(seat + k) % 4] for k in (1, 2, 3)]
         for suit in EFFECTIVE_SUITS:
-            part = to.sorted(to.cards_of_suit(hand, suit))
+            part = trump_order.sorted(trump_order.cards_of_suit(hand, suit))
             if not part:
                 continue
-            fmt = decompose(part, to, lead=True)
+            fmt = decompose(part, trump_order, lead=True)
             kinds = {k: sum(1 for u in fmt.units if u.kind == k) for k in UnitKind}
             summary = ", ".join(f"{n} {k.value}" for k, n in kinds.items() if n)
-            stands = check_throw(part, others, to)
+            stands = check_throw(part, others, trump_order)
             verdict = (
                 "the whole suit can be thrown"
                 if stands.ok and fmt.is_throw

@@ -171,7 +171,7 @@ class Hand:
         self.last_bidder: int | None = None  # the last player to declare or fry, as the table sees it
         self.kitty_trump_used = False
         self.trump: Suit | None = None
-        self.to: TrumpOrder = TrumpOrder.of(rules, self.level, None)
+        self.trump_order: TrumpOrder = TrumpOrder.of(rules, self.level, None)
         self.red5_player: int | None = None  # who made the last 5h 5h bid or fry, or showed 5h 5h
         self._bid_entries: list[int] = []  # where the bid and fry events are in the log
         # frying
@@ -190,7 +190,7 @@ class Hand:
         self.trump_revealed = not self.dark
         self.bid_cards_revealed = not self.dark
         if self.flag:
-            self.to = TrumpOrder.of(rules, None, None)
+            self.trump_order = TrumpOrder.of(rules, None, None)
 
     @classmethod
     def in_play(
@@ -240,7 +240,7 @@ class Hand:
         hand.trump = trump
         hand.played_out = rest
         if not hand.flag:
-            hand.to = TrumpOrder.of(rules, hand.level, trump)
+            hand.trump_order = TrumpOrder.of(rules, hand.level, trump)
         hand.trump_revealed = hand.bid_cards_revealed = True
         hand.captured = list(captured)
         hand.red5_player = red5_player
@@ -249,7 +249,7 @@ class Hand:
         hand.adjustments = list(adjustments)
         if current:
             hand.current = [(p, tuple(c)) for p, c in current]
-            hand.lead_format = decompose(hand.current[0][1], hand.to, lead=True)
+            hand.lead_format = decompose(hand.current[0][1], hand.trump_order, lead=True)
         return hand
 
     # -- helpers -----------------------------------------------------------------------
@@ -500,7 +500,7 @@ class Hand:
             if self.dealer is None:
                 self.dealer = standing.player  # 正主正庄 (RULES §9.4)
             self.trump = standing.trump
-        self.to = TrumpOrder.of(self.rules, self.level, self.trump)
+        self.trump_order = TrumpOrder.of(self.rules, self.level, self.trump)
         ev = Event(EventKind.CLOSED, self.dealer, detail=f"dealer {self.dealer}")
         self._record(ev)
         self._give_kitty(self.dealer)
@@ -681,7 +681,7 @@ class Hand:
         standing = self.bidding.standing
         assert standing is not None
         self.trump = standing.trump
-        self.to = TrumpOrder.of(self.rules, self.level, self.trump)
+        self.trump_order = TrumpOrder.of(self.rules, self.level, self.trump)
         if self.dark:
             unordered = self.rules.bid_order.unordered
             for player, bid, valid, is_fry in self.bid_log:
@@ -723,7 +723,7 @@ class Hand:
         if not self.current:
             return None
         assert self.lead_format is not None
-        return FollowRule(self.lead_format, self.hands[player], self.to)
+        return FollowRule(self.lead_format, self.hands[player], self.trump_order)
 
     def verify_play(self, player: int, cards: Sequence[Card]) -> None:
         """Raise unless ``player`` may play ``cards`` now. A throw that will fail is allowed (RULES §5.2)."""
@@ -752,7 +752,7 @@ class Hand:
         if self._holds(held, cards) is None:
             raise IllegalActionError(f"player {player} does not hold {format_cards(cards)}")
         try:
-            decompose(cards, self.to, lead=True)
+            decompose(cards, self.trump_order, lead=True)
         except PlayError as exc:
             raise IllegalActionError(f"not a lead: {exc}") from None
 
@@ -771,7 +771,7 @@ class Hand:
         self._record(Action.play(player, cards))
         if not self.current:
             others = [self.hands[(player + k) % 4] for k in (1, 2, 3)]
-            res = check_throw(cards, others, self.to)
+            res = check_throw(cards, others, self.trump_order)
             if not res.ok:
                 pen = self.rules.throw_penalty_per_card * res.penalty_cards
                 delta = pen if self.side_of(player) is Side.DEALER else -pen
@@ -782,7 +782,7 @@ class Hand:
                     )
                 )
                 cards = res.forced
-                self.lead_format = decompose(cards, self.to, lead=True)
+                self.lead_format = decompose(cards, self.trump_order, lead=True)
             else:
                 self.lead_format = res.lead
         elif self.rules.red5_bonus and FIVE_HEARTS in cards:
@@ -806,7 +806,7 @@ class Hand:
     def _finish_trick(self) -> None:
         assert self.lead_format is not None and self.leader is not None
         plays = [c for _, c in self.current]
-        res = resolve_trick(plays, self.to, self.lead_format)
+        res = resolve_trick(plays, self.trump_order, self.lead_format)
         winner = self.current[res.winner][0]
         side = self.side_of(winner)
         self.captured[0 if side is Side.DEALER else 1] += res.points
@@ -833,7 +833,7 @@ class Hand:
     def _finish_hand(self, last: TrickRecord, plays: list[tuple[int, tuple[Card, ...]]]) -> None:
         assert self.dealer is not None
         lead_cards = plays[0][1]
-        lead_fmt = decompose(lead_cards, self.to, lead=True)
+        lead_fmt = decompose(lead_cards, self.trump_order, lead=True)
         winner_side = self.side_of(last.winner)
         winning_play = next(c for p, c in plays if p == last.winner)
         kitty_pts = points_of(self.kitty)
@@ -863,7 +863,7 @@ class Hand:
             flag_failures=self.flag_failures,
             last_trick=LastTrick(winner_side, tuple(lead_cards), tuple(winning_play)),
             double_red5=red5,
-            trump=self.to,
+            trump=self.trump_order,
         )
         self.result = HandResult(
             self.dealer,
@@ -1114,7 +1114,7 @@ class Hand:
             return Legal(fries=tuple(self.possible_fries(seat)), can_pass=True)
         rule = self.follow_rule(seat)
         if rule is None:
-            leads = tuple(u.cards for u in unit_leads(self.hands[seat], self.to))
+            leads = tuple(u.cards for u in unit_leads(self.hands[seat], self.trump_order))
             return Legal(leads=leads, can_throw=True, show_red5=show_red5)
         follows: list[tuple[Card, ...]] = []
         for play in rule.legal_plays():

@@ -19,30 +19,30 @@ from chaodipi.units import Unit, UnitKind, count_cards, ftk_suits, pair_runs
 __all__ = ["unit_leads"]
 
 
-def unit_leads(hand: Sequence[Card], to: TrumpOrder) -> list[Unit]:
+def unit_leads(hand: Sequence[Card], trump_order: TrumpOrder) -> list[Unit]:
     """Every distinct single-unit lead from ``hand``: tractors, FTK pairs, FTKs, pairs, singles, by suit.
 
     A throw is any set of these of one suit; whether it stands depends on the
     other hands (:func:`chaodipi.play.check_throw`).
     """
-    order = to.order
+    order = trump_order.order
     out: list[Unit] = []
     for suit in EFFECTIVE_SUITS:
-        cards = to.cards_of_suit(hand, suit)
+        cards = trump_order.cards_of_suit(hand, suit)
         if not cards:
             continue
         counts = count_cards(cards)
         pairs = [c for c, n in counts.items() if n >= 2]
-        for run in sorted(pair_runs(pairs, to, suit), key=lambda r: -r[-1][1]):
+        for run in sorted(pair_runs(pairs, trump_order, suit), key=lambda r: -r[-1][1]):
             for length in range(len(run), 1, -1):
                 for start in range(len(run) - length, -1, -1):
                     seg = run[start : start + length]
                     tcards = tuple(c for c, _ in reversed(seg) for _ in range(2))
                     out.append(Unit(UnitKind.TRACTOR, tcards, suit, seg[-1][1]))
-        for x in ftk_suits(to, suit, lead=True):
+        for x in ftk_suits(trump_order, suit, lead=True):
             trio = [Card.of(r, x) for r in (Rank.FIVE, Rank.TEN, Rank.KING)]
-            have = {c: counts.get(c, 0) if to.eff[c.index] == suit else hand.count(c) for c in trio}
-            if to.rules.ftk_pair and all(n >= 2 for n in have.values()):
+            have = {c: counts.get(c, 0) if trump_order.effective[c.index] == suit else hand.count(c) for c in trio}
+            if trump_order.rules.ftk_pair and all(n >= 2 for n in have.values()):
                 out.append(Unit(UnitKind.FTK_PAIR, tuple(c for c in trio for _ in range(2)), suit, 0))
             if all(n >= 1 for n in have.values()):
                 out.append(Unit(UnitKind.FTK, tuple(trio), suit, 0))

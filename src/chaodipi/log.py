@@ -232,10 +232,6 @@ class Event:
     detail: str = ""
     valid: bool | None = None
 
-    @property
-    def what(self) -> str:  # TODO(transition): old name of kind, removed once every client reads kind
-        return self.kind.value
-
     def seen_by(self, seat: int, *, dark: bool) -> Event | None:
         """The event as ``seat`` sees it: all of it, only that it happened, or nothing (None)."""
         vis = self.kind.visibility

@@ -67,9 +67,9 @@ def _best_match(runs: tuple[int, ...], leads: tuple[int, ...]) -> int:
     return best
 
 
-def _run_length_variants(pairs: Sequence[Card], to: TrumpOrder, suit: str) -> list[tuple[int, ...]]:
+def _run_length_variants(pairs: Sequence[Card], trump_order: TrumpOrder, suit: str) -> list[tuple[int, ...]]:
     """Run lengths of these pairs; when an ace could sit at both ends, one variant per end."""
-    runs = pair_runs(pairs, to, suit)
+    runs = pair_runs(pairs, trump_order, suit)
     lengths = [len(r) for r in runs if len(r) >= 2]
     seen: dict[Card, list[int]] = {}
     for i, run in enumerate(runs):
@@ -90,11 +90,11 @@ def _run_length_variants(pairs: Sequence[Card], to: TrumpOrder, suit: str) -> li
     return variants
 
 
-def tractor_match(pairs: Sequence[Card], lead_tractors: tuple[int, ...], to: TrumpOrder, suit: str) -> int:
+def tractor_match(pairs: Sequence[Card], lead_tractors: tuple[int, ...], trump_order: TrumpOrder, suit: str) -> int:
     """``T`` of RULES §6.4: pairs placed in tractors that match the lead's tractors."""
     if not lead_tractors or len(pairs) < 2:
         return 0
-    return max(_best_match(v, lead_tractors) for v in _run_length_variants(pairs, to, suit))
+    return max(_best_match(v, lead_tractors) for v in _run_length_variants(pairs, trump_order, suit))
 
 
 # -- following (RULES §6) ------------------------------------------------------------
@@ -133,18 +133,18 @@ class FollowRule:
         "pairs_cap",
         "suit",
         "suit_cards",
-        "to",
         "top_required",
+        "trump_order",
     )
 
-    def __init__(self, lead: Sequence[Card] | Format, hand: Sequence[Card], to: TrumpOrder) -> None:
-        self.to = to
-        self.lead = lead if isinstance(lead, Format) else decompose(lead, to, lead=True)
+    def __init__(self, lead: Sequence[Card] | Format, hand: Sequence[Card], trump_order: TrumpOrder) -> None:
+        self.trump_order = trump_order
+        self.lead = lead if isinstance(lead, Format) else decompose(lead, trump_order, lead=True)
         self.n = self.lead.size
         self.suit = self.lead.suit
-        eff = to.eff
+        effective = trump_order.effective
         self.hand_counts = count_cards(hand)
-        self.suit_cards = [c for c in hand if eff[c.index] == self.suit]
+        self.suit_cards = [c for c in hand if effective[c.index] == self.suit]
         self.k = min(self.n, len(self.suit_cards))
         self.pairs_cap = self.lead.pair_count
         self.fixed: dict[Card, int] = {}
@@ -155,7 +155,7 @@ class FollowRule:
         if self.suit == TRUMP and self.lead.has_ftk:
             self._init_trump_ftk()
             return
-        if self.lead.has_ftk and to.rules.ftk_must_follow:
+        if self.lead.has_ftk and trump_order.rules.ftk_must_follow:
             self.fixed = self._ftk_duty()
         self.best = self._best_tp()
 
@@ -164,7 +164,7 @@ class FollowRule:
         counts = count_cards(self.suit_cards)
         fixed: dict[Card, int] = {}
         room = self.k
-        for x in ftk_suits(self.to, self.suit):
+        for x in ftk_suits(self.trump_order, self.suit):
             trio = [Card.of(r, x) for r in (Rank.FIVE, Rank.TEN, Rank.KING)]
 
             def held(trio: list[Card] = trio) -> int:
@@ -181,9 +181,9 @@ class FollowRule:
         return {c: n for c, n in fixed.items() if n}
 
     def _init_trump_ftk(self) -> None:
-        order = self.to.order
+        order = self.trump_order.order
         required: list[int] = []
-        if self.to.rules.trump_ftk_follow == TrumpFtkFollow.FTK_ELSE_TOP:
+        if self.trump_order.rules.trump_ftk_follow == TrumpFtkFollow.FTK_ELSE_TOP:
             self.fixed = self._ftk_duty()
             for c, n in self.fixed.items():
                 required.extend([order[c.index]] * n)
@@ -197,13 +197,13 @@ class FollowRule:
 
     def _tp(self, counts: dict[Card, int]) -> tuple[int, int]:
         pairs = [c for c, n in counts.items() if n >= 2]
-        t = tractor_match(pairs, self.lead.tractor_lengths, self.to, self.suit)
+        t = tractor_match(pairs, self.lead.tractor_lengths, self.trump_order, self.suit)
         return (t, min(len(pairs), self.pairs_cap))
 
     def _best_tp(self) -> tuple[int, int]:
         counts = count_cards(self.suit_cards)
         pairs = [c for c, n in counts.items() if n >= 2]
-        t_best = tractor_match(pairs, self.lead.tractor_lengths, self.to, self.suit)
+        t_best = tractor_match(pairs, self.lead.tractor_lengths, self.trump_order, self.suit)
         if not self.fixed:
             return (t_best, min(len(pairs), self.pairs_cap))
         # With FTK cards fixed the room left may bind: search the pair sets (rare: FTK leads only).
@@ -217,7 +217,10 @@ class FollowRule:
                 if sum(cost[c] for c in combo) > room:
                     continue
                 q = free + list(combo)
-                tp = (tractor_match(q, self.lead.tractor_lengths, self.to, self.suit), min(len(q), self.pairs_cap))
+                tp = (
+                    tractor_match(q, self.lead.tractor_lengths, self.trump_order, self.suit),
+                    min(len(q), self.pairs_cap),
+                )
                 best = max(best, tp)
                 if best == (t_best, min(len(pairs), self.pairs_cap)):
                     return best
@@ -233,8 +236,8 @@ class FollowRule:
         missing = [c for c, m in pc.items() if self.hand_counts.get(c, 0) < m]
         if missing:
             return f"{format_cards(missing)} {'is' if len(missing) == 1 else 'are'} not in your hand"
-        eff = self.to.eff
-        suit_part = [c for c in play if eff[c.index] == self.suit]
+        effective = self.trump_order.effective
+        suit_part = [c for c in play if effective[c.index] == self.suit]
         name = SUIT_NAMES[self.suit]
         if len(suit_part) != self.k:
             if self.k == len(self.suit_cards) and self.k < n:
@@ -247,7 +250,7 @@ class FollowRule:
             for c, m in self.fixed.items():
                 if sc.get(c, 0) < m:
                     return "a trump 5·10·K was led: you must play your trump 5·10·K (逼大主)"
-            got = sorted((self.to.order[c.index] for c in suit_part), reverse=True)
+            got = sorted((self.trump_order.order[c.index] for c in suit_part), reverse=True)
             if got != self.top_required:
                 return "a trump 5·10·K was led: you must play your highest trumps (调大主)"
             return None
@@ -268,7 +271,7 @@ class FollowRule:
     # -- the generator --------------------------------------------------------------
     def suit_parts(self) -> Iterator[tuple[Card, ...]]:
         """Every legal choice of the cards of the led suit (as distinct multisets)."""
-        order = self.to.order
+        order = self.trump_order.order
         counts = count_cards(self.suit_cards)
         if self.k == len(self.suit_cards):
             yield tuple(self.suit_cards)
@@ -303,7 +306,7 @@ class FollowRule:
                 break
             for q in itertools.combinations(pairs, size):
                 if (
-                    tractor_match(q, self.lead.tractor_lengths, self.to, self.suit),
+                    tractor_match(q, self.lead.tractor_lengths, self.trump_order, self.suit),
                     min(size, self.pairs_cap),
                 ) != self.best:
                     continue
@@ -324,20 +327,20 @@ class FollowRule:
         have = self.hand_counts.get(card, 0)
         if not have:
             return 0
-        if self.to.eff[card.index] == self.suit:
+        if self.trump_order.effective[card.index] == self.suit:
             return min(part.count(card) for part in self.suit_parts())
         # a card of another suit is forced only when the other free cards cannot fill the play
         free_n = self.n - self.k
-        others = sum(m for c, m in self.hand_counts.items() if self.to.eff[c.index] != self.suit)
+        others = sum(m for c, m in self.hand_counts.items() if self.trump_order.effective[c.index] != self.suit)
         return max(0, free_n - (others - have))
 
     def legal_plays(self) -> Iterator[tuple[Card, ...]]:
         """Every legal follow (distinct multisets): suit part, then free cards if short of the suit."""
         free_n = self.n - self.k
-        eff = self.to.eff
+        effective = self.trump_order.effective
         others = sorted(
-            ((c, m) for c, m in self.hand_counts.items() if eff[c.index] != self.suit),
-            key=lambda cm: self.to.sort_key(cm[0]),
+            ((c, m) for c, m in self.hand_counts.items() if effective[c.index] != self.suit),
+            key=lambda cm: self.trump_order.sort_key(cm[0]),
         )
         for part in self.suit_parts():
             if free_n == 0:
@@ -347,14 +350,16 @@ class FollowRule:
                     yield part + extra
 
 
-def check_follow(lead: Sequence[Card], hand: Sequence[Card], play: Sequence[Card], to: TrumpOrder) -> str | None:
+def check_follow(
+    lead: Sequence[Card], hand: Sequence[Card], play: Sequence[Card], trump_order: TrumpOrder
+) -> str | None:
     """None if ``play`` legally follows ``lead`` from ``hand``, else the reason (RULES §6)."""
-    return FollowRule(lead, hand, to).check(play)
+    return FollowRule(lead, hand, trump_order).check(play)
 
 
-def legal_follows(lead: Sequence[Card], hand: Sequence[Card], to: TrumpOrder) -> list[tuple[Card, ...]]:
+def legal_follows(lead: Sequence[Card], hand: Sequence[Card], trump_order: TrumpOrder) -> list[tuple[Card, ...]]:
     """All legal follows to ``lead`` from ``hand`` (distinct multisets)."""
-    return list(FollowRule(lead, hand, to).legal_plays())
+    return list(FollowRule(lead, hand, trump_order).legal_plays())
 
 
 # -- throws (RULES §5) ------------------------------------------------------------------
@@ -374,9 +379,9 @@ class ThrowResult:
         return 0 if self.ok else self.lead.size
 
 
-def unit_beaten(unit: Unit, hand_suit: Sequence[Card], to: TrumpOrder) -> bool:
+def unit_beaten(unit: Unit, hand_suit: Sequence[Card], trump_order: TrumpOrder) -> bool:
     """Whether a hand holds a unit of the same kind that beats ``unit`` (RULES §5.1)."""
-    order = to.order
+    order = trump_order.order
     if unit.kind == UnitKind.SINGLE:
         return any(order[c.index] > unit.strength for c in hand_suit)
     counts = count_cards(hand_suit)
@@ -384,18 +389,20 @@ def unit_beaten(unit: Unit, hand_suit: Sequence[Card], to: TrumpOrder) -> bool:
     if unit.kind == UnitKind.PAIR:
         return any(order[c.index] > unit.strength for c in pairs)
     if unit.kind == UnitKind.TRACTOR:
-        return any(len(run) >= unit.pairs and run[-1][1] > unit.strength for run in pair_runs(pairs, to, unit.suit))
+        return any(
+            len(run) >= unit.pairs and run[-1][1] > unit.strength for run in pair_runs(pairs, trump_order, unit.suit)
+        )
     return False  # an FTK or FTK pair is never beaten inside its suit
 
 
-def check_throw(lead: Sequence[Card], others: Sequence[Sequence[Card]], to: TrumpOrder) -> ThrowResult:
+def check_throw(lead: Sequence[Card], others: Sequence[Sequence[Card]], trump_order: TrumpOrder) -> ThrowResult:
     """Check a lead against the other hands (RULES §5.1) and find the forced play if it fails (§5.2)."""
-    fmt = decompose(lead, to, lead=True)
+    fmt = decompose(lead, trump_order, lead=True)
     if not fmt.is_throw:
         return ThrowResult(True, fmt)
-    eff = to.eff
-    hands = [[c for c in h if eff[c.index] == fmt.suit] for h in others]
-    failed = tuple(u for u in fmt.units if any(unit_beaten(u, h, to) for h in hands))
+    effective = trump_order.effective
+    hands = [[c for c in h if effective[c.index] == fmt.suit] for h in others]
+    failed = tuple(u for u in fmt.units if any(unit_beaten(u, h, trump_order) for h in hands))
     if not failed:
         return ThrowResult(True, fmt)
     suit_rank = {s: i for i, s in enumerate(EFFECTIVE_SUITS[1:])}
@@ -403,14 +410,20 @@ def check_throw(lead: Sequence[Card], others: Sequence[Sequence[Card]], to: Trum
     def natural(c: Card) -> int:
         return suit_rank[c.suit.value] if c.suit else -1
 
-    if to.rules.throw_fail_play == ThrowFailPlay.SMALLEST_CARD:
+    if trump_order.rules.throw_fail_play == ThrowFailPlay.SMALLEST_CARD:
 
         def strength(c: Card) -> int:  # a 5h led as a heart (红心5下放) counts as a heart 5
-            return int(Rank.FIVE) if fmt.suit == "h" and to.eff[c.index] == TRUMP else to.order[c.index]
+            return (
+                int(Rank.FIVE)
+                if fmt.suit == "h" and trump_order.effective[c.index] == TRUMP
+                else trump_order.order[c.index]
+            )
 
         card = min(fmt.cards, key=lambda c: (strength(c), natural(c)))
         forced: tuple[Card, ...] = (card,)
     else:
-        unit = min(failed, key=lambda u: (max(to.order[c.index] for c in u.cards), u.size, natural(u.cards[0])))
+        unit = min(
+            failed, key=lambda u: (max(trump_order.order[c.index] for c in u.cards), u.size, natural(u.cards[0]))
+        )
         forced = unit.cards
     return ThrowResult(False, fmt, failed, forced)

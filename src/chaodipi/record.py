@@ -411,40 +411,40 @@ def describe_hand(number: int, hand: Hand) -> Iterator[str]:
         yield "   nobody bid: the cards are dealt again (流庄重新发牌)"
         return
     for seat in range(4):
-        dealt = [e.cards[0] for e in hand.iter_events() if e.what == "dealt" and e.player == seat]
-        yield f"   {SEAT_NAMES[seat]} dealt: {format_cards(hand.to.sorted(dealt))}"
+        dealt = [e.cards[0] for e in hand.iter_events() if e.kind == "dealt" and e.player == seat]
+        yield f"   {SEAT_NAMES[seat]} dealt: {format_cards(hand.trump_order.sorted(dealt))}"
     trump = "flag: 5h BJ SJ only" if hand.flag else SUIT_WORDS.get("nt" if hand.trump is None else hand.trump.value)
     plays: list[str] = []
     tricks = 0
     for e in hand.iter_events():
-        if e.what in ("bid", "bid_void"):
-            kind = "bid 亮主/反主" if e.what == "bid" else "void bid (dark) 无效"
+        if e.kind == "bid":
+            kind = "bid 亮主/反主" if e.valid else "void bid (dark) 无效"
             naming = f" naming {e.detail}" if e.detail else ""
             yield f"   {kind}: {_seat(e.player)} shows {format_cards(e.cards)}{naming}"
-        elif e.what == "closed":
+        elif e.kind == "closed":
             yield f"   bidding closed: dealer 庄家 {_seat(e.player)}"
-        elif e.what == "kitty_trump":
+        elif e.kind == "kitty_trump":
             yield f"   nobody bid: {e.detail} (kitty 底牌 {format_cards(e.cards)})"
-        elif e.what == "kitty_taken":
+        elif e.kind == "kitty_taken":
             yield f"   {_seat(e.player)} picks up the kitty 底牌: {format_cards(e.cards)}"
-        elif e.what == "buried":
+        elif e.kind == "buried":
             yield f"   {_seat(e.player)} buries 扣底: {format_cards(e.cards)}"
-        elif e.what == "fried":
+        elif e.kind == "fried":
             naming = f" naming {e.detail}" if e.detail else ""
             yield f"   {_seat(e.player)} fries 炒底 with {format_cards(e.cards)}{naming}"
-        elif e.what == "passed":
+        elif e.kind == "passed":
             yield f"   {_seat(e.player)} passes"
-        elif e.what == "frying_over":
+        elif e.kind == "frying_over":
             yield f"   frying over: {e.detail}"
-        elif e.what == "played":
+        elif e.kind == "played":
             if not plays and tricks == 0:
-                yield f"   trump 主: {trump}; order: {hand.to.order_text()}"
+                yield f"   trump 主: {trump}; order: {hand.trump_order.order_text()}"
             plays.append(f"{SEAT_NAMES[e.player or 0][0]}:{format_cards(e.cards)}")
-        elif e.what == "trick":
+        elif e.kind == "trick":
             tricks += 1
             yield f"   trick {tricks:2}: {'  '.join(plays)}  → {SEAT_NAMES[e.player or 0]} wins {e.detail}"
             plays = []
-        elif e.what not in ("dealt", "settled", "redeal"):
+        elif e.kind not in ("dealt", "settled", "redeal"):
             yield f"   {e.describe()}"
     res = hand.result
     if res is not None:

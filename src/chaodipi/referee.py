@@ -298,9 +298,9 @@ def _order(req: Request, rules: RuleSet) -> TrumpOrder:
     return TrumpOrder.of(rules, _level(_field(req, "level")), trump)
 
 
-def _lead_format(cards: list[Card], to: TrumpOrder, what: str = "lead") -> Format:
+def _lead_format(cards: list[Card], trump_order: TrumpOrder, what: str = "lead") -> Format:
     try:
-        return decompose(cards, to, lead=True)
+        return decompose(cards, trump_order, lead=True)
     except PlayError as exc:
         raise RefereeError(f"the {what} is not a valid lead: {exc}") from None
 
@@ -310,11 +310,11 @@ def _lead_format(cards: list[Card], to: TrumpOrder, what: str = "lead") -> Forma
 
 def _classify(req: Request) -> dict[str, Any]:
     rules = _rules(req)
-    to = _order(req, rules)
+    trump_order = _order(req, rules)
     cards = _cards(req, "cards")
     check_copies(cards)
     try:
-        fmt = decompose(cards, to, lead=True)
+        fmt = decompose(cards, trump_order, lead=True)
     except PlayError:
         return {"kind": "invalid", "suit": None, "units": []}
     return {
@@ -326,7 +326,7 @@ def _classify(req: Request) -> dict[str, Any]:
 
 def _follow(req: Request) -> dict[str, Any]:
     rules = _rules(req)
-    to = _order(req, rules)
+    trump_order = _order(req, rules)
     lead, hand, play = _cards(req, "lead"), _cards(req, "hand"), _cards(req, "play")
     check_copies(lead, hand)
     if len(play) != len(lead):
@@ -336,35 +336,35 @@ def _follow(req: Request) -> dict[str, Any]:
         if c not in rest:
             raise RefereeError(f"the play holds {c}, which is not in the hand")
         rest.remove(c)
-    rule = FollowRule(_lead_format(lead, to), hand, to)
+    rule = FollowRule(_lead_format(lead, trump_order), hand, trump_order)
     reason = rule.check(play)
     return {"legal": True} if reason is None else {"legal": False, "reason": reason}
 
 
 def _trick(req: Request) -> dict[str, Any]:
     rules = _rules(req)
-    to = _order(req, rules)
+    trump_order = _order(req, rules)
     plays = _card_texts(req, "plays", 4, "the four plays, the lead first")
     for i, p in enumerate(plays):
         if not p:
             raise RefereeError(f"plays[{i}] holds no cards: every play must hold at least one card")
     check_copies(*plays)
-    fmt = _lead_format(plays[0], to)
+    fmt = _lead_format(plays[0], trump_order)
     for i, p in enumerate(plays[1:], 1):
         if len(p) != len(plays[0]):
             raise RefereeError(f"play {i} has {len(p)} cards but the lead has {len(plays[0])}")
-    res = resolve_trick(plays, to, fmt)
+    res = resolve_trick(plays, trump_order, fmt)
     return {"winner": res.winner, "points": res.points}
 
 
 def _throw(req: Request) -> dict[str, Any]:
     rules = _rules(req)
-    to = _order(req, rules)
+    trump_order = _order(req, rules)
     lead = _cards(req, "lead")
     others = _card_texts(req, "others", 3, "the other three hands")
     check_copies(lead, *others)
-    _lead_format(lead, to)
-    res = check_throw(lead, others, to)
+    _lead_format(lead, trump_order)
+    res = check_throw(lead, others, trump_order)
     if res.ok:
         return {"ok": True}
     return {
@@ -377,12 +377,12 @@ def _throw(req: Request) -> dict[str, Any]:
 
 def _kitty(req: Request) -> dict[str, Any]:
     rules = _rules(req)
-    to = _order(req, rules)
+    trump_order = _order(req, rules)
     lead, kitty = _cards(req, "lead"), _cards(req, "kitty")
     if len(kitty) != 8:
         raise RefereeError(f"the kitty holds 8 cards, not {len(kitty)}")
     check_copies(lead, kitty)
-    fmt = _lead_format(lead, to)
+    fmt = _lead_format(lead, trump_order)
     m = kitty_multiplier(fmt, rules.kitty_multiplier)
     return {"multiplier": m, "points": points_of(kitty) * m}
 
@@ -479,18 +479,20 @@ def _settle(req: Request) -> dict[str, Any]:
     scoring = _progress(req, "scoring")
     raw_failures = req.get("flag_failures")
     failures = 0 if raw_failures is None else _whole(raw_failures, "flag_failures", 0, MAX_FLAG_FAILURES)
-    to: TrumpOrder | None = None
+    trump_order: TrumpOrder | None = None
     if req.get("trump") is not None:
         flag, trump = _trump(req["trump"])
         if flag or dealer.level is None:
-            to = TrumpOrder.of(rules, None, None)
+            trump_order = TrumpOrder.of(rules, None, None)
         else:
             level = dealer.level if req.get("level") is None else _level(req["level"])
-            to = TrumpOrder.of(rules, level, trump)
+            trump_order = TrumpOrder.of(rules, level, trump)
     last = _last_trick(req.get("last_trick"))
     raw_red5 = req.get("double_red5")
     red5 = None if raw_red5 is None else _side(raw_red5, "double_red5", optional=True)
-    res = settle(rules, points, dealer, scoring, flag_failures=failures, last_trick=last, double_red5=red5, trump=to)
+    res = settle(
+        rules, points, dealer, scoring, flag_failures=failures, last_trick=last, double_red5=red5, trump=trump_order
+    )
     return res.to_json()
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
+import reprlib
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -149,13 +150,13 @@ class BidOrder:
 
     def __post_init__(self) -> None:
         if not isinstance(self.tokens, tuple):
-            raise RuleError(f"option bid_order: tokens must be a tuple of bids, not {self.tokens!r}")
+            raise RuleError(f"option bid_order: tokens must be a tuple of bids, not {_show(self.tokens)}")
         seen: set[str] = set()
         for token in self.tokens:
             if not isinstance(token, str) or token not in BID_TOKENS:
-                raise RuleError(f"option bid_order: unknown bid {token!r}; use D, C, H, S, SJ, BJ, 5h, LB")
+                raise RuleError(f"option bid_order: unknown bid {_show(token)}; use D, C, H, S, SJ, BJ, 5h, LB")
             if token in seen:
-                raise RuleError(f"option bid_order: {token!r} is listed twice")
+                raise RuleError(f"option bid_order: {_show(token)} is listed twice")
             seen.add(token)
         missing = [t for t in BID_TOKENS[:-1] if t not in seen]
         if self.tokens and missing:
@@ -190,7 +191,9 @@ class BidOrder:
         elif isinstance(value, (list, tuple)) and all(isinstance(p, str) for p in value):
             parts = [p.strip() for p in value]
         else:
-            raise RuleError(f"option bid_order must be 'unordered' or a list like 'D<C<H<S<SJ<BJ<5h', not {value!r}")
+            raise RuleError(
+                f"option bid_order must be 'unordered' or a list like 'D<C<H<S<SJ<BJ<5h', not {_show(value)}"
+            )
         norm: list[str] = []
         for p in parts:
             key = {"SINGLE": "single", "LOOKBACK": "LB", "5H": "5h", "SJ": "SJ", "BJ": "BJ", "LB": "LB"}.get(
@@ -199,9 +202,9 @@ class BidOrder:
             if key == "single":
                 continue
             if key not in BID_TOKENS:
-                raise RuleError(f"option bid_order: unknown bid {p!r}; use D, C, H, S, SJ, BJ, 5h, LB")
+                raise RuleError(f"option bid_order: unknown bid {_show(p)}; use D, C, H, S, SJ, BJ, 5h, LB")
             if key in norm:
-                raise RuleError(f"option bid_order: {p!r} is listed twice")
+                raise RuleError(f"option bid_order: {_show(p)} is listed twice")
             norm.append(key)
         if not norm:  # an empty list is not "unordered": that must be said in words
             raise RuleError(f"option bid_order must list every bid; missing {', '.join(BID_TOKENS[:-1])}")
@@ -238,6 +241,18 @@ _NONE_WORDS = frozenset({"-", "–", "no", "none", ""})
 _WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")
 
 
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 60
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = 8
+
+
+def _show(value: object) -> str:
+    """``value`` for a message: its repr, shortened when long."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _show_int(value)
+    return _REPR.repr(value)
+
+
 def _show_int(n: int) -> str:
     """``n`` in digits, or its size when it is too long to print (Python refuses > 4300 digits)."""
     if n.bit_length() <= 4000:
@@ -271,14 +286,14 @@ class _OptionKind:
 
 def _check_name(name: str, value: object) -> str:
     if not isinstance(value, str) or not value:
-        raise RuleError(f"{name} must be a non-empty text, not {value!r}")
+        raise RuleError(f"{name} must be a non-empty text, not {_show(value)}")
     return value
 
 
 def _check_bool(name: str, value: object) -> bool:
     if isinstance(value, bool):
         return value
-    raise RuleError(f"option {name} must be True or False, not {value!r}")
+    raise RuleError(f"option {name} must be True or False, not {_show(value)}")
 
 
 def _parse_bool(name: str, value: object) -> bool:
@@ -288,23 +303,27 @@ def _parse_bool(name: str, value: object) -> bool:
         return True
     if isinstance(value, str) and value.strip().lower() in _NO_WORDS:
         return False
-    raise RuleError(f"option {name} must be yes or no, not {value!r}")
+    raise RuleError(f"option {name} must be yes or no, not {_show(value)}")
 
 
-def _read_int(value: object) -> int | None:
+def _read_int(name: str, value: object) -> int | None:
     """A whole number given as a number or in digits (``"15"``, ``"15s"``), else None."""
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     if isinstance(value, str):
         text = value.strip().removesuffix("s").strip()  # "15s": the RULES table's seconds
-        if len(text) <= 1000 and _WHOLE_NUMBER.fullmatch(text):
+        if _WHOLE_NUMBER.fullmatch(text):
+            digits = len(text.lstrip("+-"))
+            if digits > 100:  # out of every range, and Python reads at most 4300 digits
+                low, high = INT_OPTION_RANGES[name]
+                raise RuleError(f"option {name} must be from {low} to {high}, not a number of {digits} digits")
             return int(text)
     return None
 
 
 def _int_error(name: str, value: object, absent: str) -> RuleError:
     low, high = INT_OPTION_RANGES[name]
-    return RuleError(f"option {name} must be a whole number from {low} to {high}{absent}, not {value!r}")
+    return RuleError(f"option {name} must be a whole number from {low} to {high}{absent}, not {_show(value)}")
 
 
 def _check_int(name: str, value: object) -> int:
@@ -322,7 +341,7 @@ def _check_optional_int(name: str, value: object) -> int | None:
 
 
 def _parse_int(name: str, value: object) -> int:
-    n = _read_int(value)
+    n = _read_int(name, value)
     if n is None:
         raise _int_error(name, value, "")
     return _check_range(name, n)
@@ -331,7 +350,7 @@ def _parse_int(name: str, value: object) -> int:
 def _parse_optional_int(name: str, value: object) -> int | None:
     if value is None or value is False or (isinstance(value, str) and value.strip().lower() in _NONE_WORDS):
         return None
-    n = _read_int(value)
+    n = _read_int(name, value)
     if n is None:
         raise _int_error(name, value, " or no")
     return _check_range(name, n)
@@ -342,7 +361,7 @@ def _enum_kind(cls: type[StrEnum]) -> _OptionKind:
     has_none = "none" in {m.value for m in cls}
 
     def refuse(name: str, value: object) -> RuleError:
-        return RuleError(f"option {name} must be one of {allowed}, not {value!r}")
+        return RuleError(f"option {name} must be one of {allowed}, not {_show(value)}")
 
     def check(name: str, value: object) -> object:
         if isinstance(value, cls):
@@ -377,7 +396,7 @@ def _check_bid_order(name: str, value: object) -> BidOrder:
         return value  # a BidOrder checks its own tokens when built
     raise RuleError(
         f"option {name} must be a BidOrder (BidOrder.parse('D<C<H<S<SJ<BJ<5h') or BidOrder.parse('unordered')), "
-        f"not {value!r}"
+        f"not {_show(value)}"
     )
 
 
@@ -387,7 +406,7 @@ def _parse_bid_order(name: str, value: object) -> BidOrder:
 
 def _check_levels(name: str, value: object) -> tuple[Rank, ...]:
     if not isinstance(value, tuple) or not all(isinstance(r, Rank) and Rank.TWO <= r <= Rank.ACE for r in value):
-        raise RuleError(f"option {name} must be a tuple of levels (Rank.TWO to Rank.ACE), not {value!r}")
+        raise RuleError(f"option {name} must be a tuple of levels (Rank.TWO to Rank.ACE), not {_show(value)}")
     if any(a >= b for a, b in itertools.pairwise(value)):
         symbols = ", ".join(r.symbol for r in value)
         raise RuleError(f"option {name} must list levels once each from low to high, not ({symbols})")
@@ -406,7 +425,7 @@ def _parse_levels(name: str, value: object) -> tuple[Rank, ...]:
     elif isinstance(value, (list, tuple)):
         items = list(value)
     else:
-        raise RuleError(f"option {name} takes levels like 'J, A' or ['J', 'A'], not {value!r}")
+        raise RuleError(f"option {name} takes levels like 'J, A' or ['J', 'A'], not {_show(value)}")
     ranks: set[Rank] = set()
     for item in items:
         if isinstance(item, Rank) and Rank.TWO <= item <= Rank.ACE:
@@ -415,7 +434,7 @@ def _parse_levels(name: str, value: object) -> tuple[Rank, ...]:
         if isinstance(item, int) and not isinstance(item, bool):
             item = str(item)  # 10 as in "10"
         if not isinstance(item, str):
-            raise RuleError(f"option {name} takes levels like 'J, A' or ['J', 'A'], not {value!r}")
+            raise RuleError(f"option {name} takes levels like 'J, A' or ['J', 'A'], not {_show(value)}")
         try:
             ranks.add(Rank.parse(item))
         except CardError as exc:
@@ -429,7 +448,11 @@ def _kind_of(name: str, hint: object) -> _OptionKind:
         return _OptionKind(_check_name, _check_name)
     if hint is bool:
         return _OptionKind(_check_bool, _parse_bool)
-    if hint is int or (typing.get_origin(hint) is types.UnionType and set(typing.get_args(hint)) == {int, NoneType}):
+    optional_int = typing.get_origin(hint) in (types.UnionType, typing.Union) and set(typing.get_args(hint)) == {
+        int,
+        NoneType,
+    }
+    if hint is int or optional_int:
         if name not in INT_OPTION_RANGES:
             raise TypeError(f"RuleSet.{name} is a number: give it a range in INT_OPTION_RANGES")
         if hint is int:
@@ -572,7 +595,7 @@ class RuleSet:
     def preset(cls, name: str) -> RuleSet:
         """One of the six presets by name (case-insensitive)."""
         if not isinstance(name, str) or name.strip().lower() not in PRESETS:
-            raise RuleError(f"unknown preset {name!r}; the presets are {', '.join(PRESET_NAMES)}")
+            raise RuleError(f"unknown preset {_show(name)}; the presets are {', '.join(PRESET_NAMES)}")
         return PRESETS[name.strip().lower()]
 
     def with_options(self, options: Mapping[str, object]) -> RuleSet:
@@ -590,7 +613,7 @@ class RuleSet:
         chaodipi.rules.RuleError: option ftk_pair needs ftk: ...; set ftk_pair to False too
         """
         if not isinstance(options, Mapping):
-            raise RuleError(f"options must be an object of option names and values, not {options!r}")
+            raise RuleError(f"options must be an object of option names and values, not {_show(options)}")
         changes: dict[str, Any] = {}  # checked when the new rule set is built
         for key, value in options.items():
             changes[key] = _convert_option(key, value)
@@ -613,13 +636,13 @@ class RuleSet:
                 raise RuleError(f"rules: unknown key(s) {', '.join(sorted(map(str, unknown)))}; use preset and set")
             preset = spec.get("preset", "standard")
             if not isinstance(preset, str):
-                raise RuleError(f"unknown preset {preset!r}; the presets are {', '.join(PRESET_NAMES)}")
+                raise RuleError(f"unknown preset {_show(preset)}; the presets are {', '.join(PRESET_NAMES)}")
             base = cls.preset(preset)
             overrides = spec.get("set", {})
             if overrides is None:
                 return base
             return base.with_options(overrides)
-        raise RuleError(f"rules must be a preset name or {{'preset': ..., 'set': {{...}}}}, not {spec!r}")
+        raise RuleError(f"rules must be a preset name or {{'preset': ..., 'set': {{...}}}}, not {_show(spec)}")
 
     def to_spec(self) -> dict[str, object]:
         """``{"preset": NAME, "set": {OPTION: VALUE}}``: the preset this came from and what differs from it.
@@ -671,7 +694,7 @@ _OPTION_KINDS: dict[str, _OptionKind] = _option_kinds()
 def _convert_option(key: object, value: object) -> object:
     """The value of option ``key`` read from a spec (JSON, or RULES §15's words)."""
     if not isinstance(key, str) or key == "name" or key not in _OPTION_KINDS:
-        raise RuleError(f"unknown option {key!r}; the options are {', '.join(RuleSet.option_names())}")
+        raise RuleError(f"unknown option {_show(key)}; the options are {', '.join(RuleSet.option_names())}")
     return _OPTION_KINDS[key].parse(key, value)
 
 

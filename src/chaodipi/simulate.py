@@ -56,7 +56,7 @@ class RandomPolicy:
         return Action.play(seat, self.follow(hand, seat) if hand.current else self.lead(hand, seat))
 
     def lead(self, hand: Hand, player: int) -> Sequence[Card]:
-        units = unit_leads(hand.hands[player], hand.to)
+        units = unit_leads(hand.hands[player], hand.trump_order)
         unit = self.rng.choice(units)
         cards = list(unit.cards)
         if self.rng.random() < self.throw_chance:
@@ -79,8 +79,8 @@ class RandomPolicy:
         play = list(self.rng.choice(parts))
         free = rule.n - rule.k
         if free:
-            eff = hand.to.eff
-            others = [c for c in hand.hands[player] if eff[c.index] != rule.suit]
+            effective = hand.trump_order.effective
+            others = [c for c in hand.hands[player] if effective[c.index] != rule.suit]
             play.extend(self.rng.sample(others, free))
         return play
 

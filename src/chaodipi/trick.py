@@ -45,13 +45,15 @@ class TrickResult:
 
 
 # Candidate units of a kind inside a multiset of trumps, for trump-in matching.
-def _candidates(kind: UnitKind, length: int, counts: dict[Card, int], to: TrumpOrder) -> list[tuple[Card, ...]]:
+def _candidates(
+    kind: UnitKind, length: int, counts: dict[Card, int], trump_order: TrumpOrder
+) -> list[tuple[Card, ...]]:
     if kind == UnitKind.PAIR:
         return [(c, c) for c, n in counts.items() if n >= 2]
     if kind == UnitKind.TRACTOR:
         out: list[tuple[Card, ...]] = []
         pairs = [c for c, n in counts.items() if n >= 2]
-        for run in pair_runs(pairs, to, TRUMP):
+        for run in pair_runs(pairs, trump_order, TRUMP):
             for start in range(len(run) - length + 1):
                 seg = run[start : start + length]
                 out.append(tuple(c for c, _ in seg for _ in range(2)))
@@ -59,7 +61,7 @@ def _candidates(kind: UnitKind, length: int, counts: dict[Card, int], to: TrumpO
     if kind in (UnitKind.FTK, UnitKind.FTK_PAIR):
         need = 2 if kind == UnitKind.FTK_PAIR else 1
         out = []
-        for x in ftk_suits(to, TRUMP):
+        for x in ftk_suits(trump_order, TRUMP):
             trio = [Card.of(r, x) for r in (Rank.FIVE, Rank.TEN, Rank.KING)]
             if all(counts.get(c, 0) >= need for c in trio):
                 out.append(tuple(c for c in trio for _ in range(need)))
@@ -67,26 +69,26 @@ def _candidates(kind: UnitKind, length: int, counts: dict[Card, int], to: TrumpO
     return []
 
 
-def _unit_key(kind: UnitKind, cards: tuple[Card, ...], to: TrumpOrder) -> int:
+def _unit_key(kind: UnitKind, cards: tuple[Card, ...], trump_order: TrumpOrder) -> int:
     if kind in (UnitKind.FTK, UnitKind.FTK_PAIR):
         return 0
     if kind == UnitKind.TRACTOR:
         pairs = list(dict.fromkeys(cards))
-        runs = pair_runs(pairs, to, TRUMP)
+        runs = pair_runs(pairs, trump_order, TRUMP)
         return max(run[-1][1] for run in runs if len(run) == len(pairs))
-    return to.order[cards[0].index]
+    return trump_order.order[cards[0].index]
 
 
-def _feasible(counts: dict[Card, int], needs: list[tuple[UnitKind, int]], to: TrumpOrder) -> bool:
+def _feasible(counts: dict[Card, int], needs: list[tuple[UnitKind, int]], trump_order: TrumpOrder) -> bool:
     if not needs:
         return True
     kind, length = needs[0]
     if kind == UnitKind.SINGLE:
         return sum(counts.values()) == len(needs)
-    for cand in _candidates(kind, length, counts, to):
+    for cand in _candidates(kind, length, counts, trump_order):
         for c in cand:
             counts[c] -= 1
-        ok = _feasible(counts, needs[1:], to)
+        ok = _feasible(counts, needs[1:], trump_order)
         for c in cand:
             counts[c] += 1
         if ok:
@@ -94,16 +96,16 @@ def _feasible(counts: dict[Card, int], needs: list[tuple[UnitKind, int]], to: Tr
     return False
 
 
-def trump_in_key(play: Sequence[Card], lead: Format, to: TrumpOrder) -> int | None:
+def trump_in_key(play: Sequence[Card], lead: Format, trump_order: TrumpOrder) -> int | None:
     """The key of a trump-in (RULES §7), or None if the trumps do not match the lead's format.
 
     The play must be all trumps and split into units matching the lead's units one
     to one; the key is the highest unit of the lead's primary kind over all matchings.
     """
-    if len(play) != lead.size or any(to.eff[c.index] != TRUMP for c in play):
+    if len(play) != lead.size or any(trump_order.effective[c.index] != TRUMP for c in play):
         return None
     if len(play) == 1:
-        return to.order[play[0].index]
+        return trump_order.order[play[0].index]
     needs = sorted(
         ((u.kind, u.pairs) for u in lead.units),
         key=lambda kl: (
@@ -114,27 +116,27 @@ def trump_in_key(play: Sequence[Card], lead: Format, to: TrumpOrder) -> int | No
     counts = {c: n for c, n in count_cards(play).items()}
     pkind, plen = lead.primary
     if pkind == UnitKind.SINGLE:
-        return max(to.order[c.index] for c in play) if _feasible(counts, needs, to) else None
+        return max(trump_order.order[c.index] for c in play) if _feasible(counts, needs, trump_order) else None
     primary_need = (pkind, plen)
     rest = list(needs)
     rest.remove(primary_need)
-    cands = _candidates(pkind, plen, counts, to)
-    cands.sort(key=lambda cand: -_unit_key(pkind, cand, to))
+    cands = _candidates(pkind, plen, counts, trump_order)
+    cands.sort(key=lambda cand: -_unit_key(pkind, cand, trump_order))
     for cand in cands:
         for c in cand:
             counts[c] -= 1
-        ok = _feasible(counts, rest, to)
+        ok = _feasible(counts, rest, trump_order)
         for c in cand:
             counts[c] += 1
         if ok:
-            return _unit_key(pkind, cand, to)
+            return _unit_key(pkind, cand, trump_order)
     return None
 
 
-def _in_suit_beats(play: Sequence[Card], unit: Unit, best: int, to: TrumpOrder) -> tuple[bool, int]:
+def _in_suit_beats(play: Sequence[Card], unit: Unit, best: int, trump_order: TrumpOrder) -> tuple[bool, int]:
     """For a single-unit lead: whether an in-suit play is the same kind and strictly higher."""
     try:
-        fmt = decompose(play, to, lead=False)
+        fmt = decompose(play, trump_order, lead=False)
     except PlayError:
         return False, best
     if len(fmt.units) != 1:
@@ -153,11 +155,11 @@ class TrickState:
     ``roles`` what each play so far was, the lead's first.
     """
 
-    __slots__ = ("best", "lead", "roles", "single_unit", "to", "trump_key", "winner")
+    __slots__ = ("best", "lead", "roles", "single_unit", "trump_key", "trump_order", "winner")
 
-    def __init__(self, lead: Format, to: TrumpOrder) -> None:
+    def __init__(self, lead: Format, trump_order: TrumpOrder) -> None:
         self.lead = lead
-        self.to = to
+        self.trump_order = trump_order
         self.single_unit = len(lead.units) == 1 and lead.units[0].kind not in (UnitKind.FTK, UnitKind.FTK_PAIR)
         self.winner = 0
         self.best = lead.units[0].strength
@@ -167,16 +169,16 @@ class TrickState:
     def judge(self, play: Sequence[Card]) -> tuple[PlayRole, int]:
         """The role ``play`` would have as the next play, and the strength or key it would win with."""
         fmt = self.lead
-        eff = self.to.eff
+        effective = self.trump_order.effective
         suit = fmt.suit
-        if all(eff[c.index] == suit for c in play):
+        if all(effective[c.index] == suit for c in play):
             if self.single_unit and self.trump_key < 0:
-                beats, strength = _in_suit_beats(play, fmt.units[0], self.best, self.to)
+                beats, strength = _in_suit_beats(play, fmt.units[0], self.best, self.trump_order)
                 if beats:
                     return PlayRole.BEAT, strength
             return PlayRole.FOLLOW, 0
-        if suit != TRUMP and all(eff[c.index] == TRUMP for c in play):
-            key = trump_in_key(play, fmt, self.to)
+        if suit != TRUMP and all(effective[c.index] == TRUMP for c in play):
+            key = trump_in_key(play, fmt, self.trump_order)
             if key is not None and key > self.trump_key:
                 return (PlayRole.OVER_TRUMP if self.trump_key >= 0 else PlayRole.TRUMP_IN), key
         return PlayRole.DISCARD, 0
@@ -196,23 +198,23 @@ class TrickState:
         return role
 
 
-def resolve_trick(plays: Sequence[Sequence[Card]], to: TrumpOrder, lead: Format | None = None) -> TrickResult:
+def resolve_trick(plays: Sequence[Sequence[Card]], trump_order: TrumpOrder, lead: Format | None = None) -> TrickResult:
     """Who wins the trick and its points (RULES §7). ``plays[0]`` is the lead, taken as standing."""
-    state = trick_state(plays, to, lead)
+    state = trick_state(plays, trump_order, lead)
     points = sum(points_of(p) for p in plays)
     return TrickResult(state.winner, points, tuple(state.roles), state.lead)
 
 
-def trick_state(plays: Sequence[Sequence[Card]], to: TrumpOrder, lead: Format | None = None) -> TrickState:
+def trick_state(plays: Sequence[Sequence[Card]], trump_order: TrumpOrder, lead: Format | None = None) -> TrickState:
     """The state of a trick after ``plays`` (``plays[0]`` is the lead), each checked to have the lead's size."""
     if not plays:
         raise PlayError("a trick needs at least the lead")
-    fmt = lead if lead is not None else decompose(plays[0], to, lead=True)
+    fmt = lead if lead is not None else decompose(plays[0], trump_order, lead=True)
     n = fmt.size
     for i, p in enumerate(plays[1:], 1):
         if len(p) != n:
             raise PlayError(f"play {i} has {len(p)} cards; the lead has {n}")
-    state = TrickState(fmt, to)
+    state = TrickState(fmt, trump_order)
     for p in plays[1:]:
         state.add(p)
     return state

@@ -91,7 +91,7 @@ class TrumpOrder:
 
     __slots__ = (
         "chains",
-        "eff",
+        "effective",
         "flag",
         "format_cache",
         "ftk_cache",
@@ -107,7 +107,7 @@ class TrumpOrder:
     level: Rank | None
     trump: Suit | None
     flag: bool
-    eff: tuple[str, ...]
+    effective: tuple[str, ...]
     order: tuple[int, ...]
     slots: tuple[tuple[Slot, ...], ...]
     chains: dict[str, list[list[tuple[Card, int]]]]
@@ -125,13 +125,13 @@ class TrumpOrder:
         self.flag = level is None
         self.ftk_cache = {}
         self.format_cache = {}
-        eff: list[str] = []
+        effective: list[str] = []
         order: list[int] = []
         for card in Card.ALL:
             e, o = self._classify(card)
-            eff.append(e)
+            effective.append(e)
             order.append(o)
-        self.eff = tuple(eff)
+        self.effective = tuple(effective)
         self.order = tuple(order)
         self.chains = {}
         slots: list[list[Slot]] = [[] for _ in Card.ALL]
@@ -228,10 +228,10 @@ class TrumpOrder:
     # -- queries -------------------------------------------------------------
     def effective_suit(self, card: Card) -> str:
         """``"trump"`` or the card's side suit ``"s"``/``"h"``/``"c"``/``"d"``."""
-        return self.eff[card.index]
+        return self.effective[card.index]
 
     def is_trump(self, card: Card) -> bool:
-        return self.eff[card.index] == TRUMP
+        return self.effective[card.index] == TRUMP
 
     def order_of(self, card: Card) -> int:
         """Strength inside the effective suit; equal for equal cards (twins, off-suit level cards)."""
@@ -239,12 +239,12 @@ class TrumpOrder:
 
     def suit_of(self, cards: Iterable[Card]) -> str | None:
         """The common effective suit of some cards, or None if they are of several."""
-        suits = {self.eff[c.index] for c in cards}
+        suits = {self.effective[c.index] for c in cards}
         return suits.pop() if len(suits) == 1 else None
 
     def sort_key(self, card: Card) -> tuple[int, int, int]:
         """Sort key: trumps first, then s, h, c, d; strong cards first; ties by natural suit."""
-        e = self.eff[card.index]
+        e = self.effective[card.index]
         return (EFFECTIVE_SUITS.index(e), -self.order[card.index], SUITS.index(card.suit) if card.suit else -1)
 
     def sorted(self, cards: Iterable[Card]) -> list[Card]:
@@ -253,7 +253,7 @@ class TrumpOrder:
 
     def order_text(self) -> str:
         """The trump order, high to low, for display (equal cards joined with '=')."""
-        trumps = [c for c in Card.ALL if self.eff[c.index] == TRUMP]
+        trumps = [c for c in Card.ALL if self.effective[c.index] == TRUMP]
         trumps.sort(key=self.sort_key)
         out: list[str] = []
         prev: int | None = None
@@ -268,8 +268,8 @@ class TrumpOrder:
 
     def cards_of_suit(self, cards: Sequence[Card], e: str) -> list[Card]:
         """The cards whose effective suit is ``e``."""
-        eff = self.eff
-        return [c for c in cards if eff[c.index] == e]
+        effective = self.effective
+        return [c for c in cards if effective[c.index] == e]
 
 
 @lru_cache(maxsize=512)

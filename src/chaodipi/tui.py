@@ -97,9 +97,9 @@ class TerminalGame:
         hand = self.hand
         assert hand is not None
         by_suit: dict[str, list[Card]] = {}
-        eff = view.order().eff  # never the trump hidden from this seat (RULES §10.5)
+        effective = view.order().effective  # never the trump hidden from this seat (RULES §10.5)
         for c in view.hand:
-            by_suit.setdefault(eff[c.index], []).append(c)
+            by_suit.setdefault(effective[c.index], []).append(c)
         self.write("your hand:")
         for suit in EFFECTIVE_SUITS:
             if suit in by_suit:
@@ -145,21 +145,21 @@ class TerminalGame:
         assert hand is not None
         for item in hand.visible_events(0, start):
             who = "" if item.player is None else SEATS[item.player] + ": "
-            if item.what == "bid":
+            if item.kind == "bid":
                 shown = format_cards(item.cards) if item.cards else "(dark bid 暗报)"
                 self.write(f"{who}bids {shown} {item.detail}".rstrip())
-            elif item.what == "fried":
+            elif item.kind == "fried":
                 shown = format_cards(item.cards) if item.cards else "(dark fry 暗炒)"
                 self.write(f"{who}fries 炒底 {shown} {item.detail}".rstrip())
-            elif item.what == "passed":
+            elif item.kind == "passed":
                 self.write(f"{who}passes")
-            elif item.what == "trick":
+            elif item.kind == "trick":
                 t = hand.tricks[-1]
                 plays = "  ".join(f"{SHORT[p]}:{format_cards(c)}" for p, c in t.plays)
                 self.write(f"trick: {plays} → {SEATS[t.winner]} wins {t.points}")
-            elif item.what == "closed" and item.player is not None:
+            elif item.kind == "closed" and item.player is not None:
                 self.write(f"bidding closed: the dealer 庄家 is {SEATS[item.player]}")
-            elif item.what in (
+            elif item.kind in (
                 "throw_failed",
                 "kou_di",
                 "kitty_shown",

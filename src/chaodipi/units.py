@@ -151,25 +151,25 @@ def count_cards(cards: Iterable[Card]) -> dict[Card, int]:
     return counts
 
 
-def ftk_suits(to: TrumpOrder, suit: str, *, lead: bool = False) -> list[Suit]:
+def ftk_suits(trump_order: TrumpOrder, suit: str, *, lead: bool = False) -> list[Suit]:
     """Natural suits X whose ``5X TX KX`` is an FTK of effective suit ``suit`` (RULES §4.2).
 
     With ``lead=True`` the leader's 5h allowance (红心5下放) counts.
     """
     key = (suit, lead)
-    cached = to.ftk_cache.get(key)
+    cached = trump_order.ftk_cache.get(key)
     if cached is not None:
         return cached
-    out = _ftk_suits(to, suit, lead=lead)
-    to.ftk_cache[key] = out
+    out = _ftk_suits(trump_order, suit, lead=lead)
+    trump_order.ftk_cache[key] = out
     return out
 
 
-def _ftk_suits(to: TrumpOrder, suit: str, *, lead: bool) -> list[Suit]:
-    if not to.rules.ftk:
+def _ftk_suits(trump_order: TrumpOrder, suit: str, *, lead: bool) -> list[Suit]:
+    if not trump_order.rules.ftk:
         return []
     if suit == TRUMP:
-        candidates = [to.trump] if to.trump is not None else []
+        candidates = [trump_order.trump] if trump_order.trump is not None else []
     else:
         candidates = [Suit(suit)]
     out: list[Suit] = []
@@ -178,14 +178,16 @@ def _ftk_suits(to: TrumpOrder, suit: str, *, lead: bool) -> list[Suit]:
         ok = True
         for r in (Rank.FIVE, Rank.TEN, Rank.KING):
             c = Card.of(r, x)
-            if to.eff[c.index] != suit and not (lead and c is FIVE_HEARTS and suit == "h" and to.heart5_ftk_lead):
+            if trump_order.effective[c.index] != suit and not (
+                lead and c is FIVE_HEARTS and suit == "h" and trump_order.heart5_ftk_lead
+            ):
                 ok = False
         if ok:
             out.append(x)
     return out
 
 
-def pair_runs(pairs: Iterable[Card], to: TrumpOrder, suit: str) -> list[list[tuple[Card, int]]]:
+def pair_runs(pairs: Iterable[Card], trump_order: TrumpOrder, suit: str) -> list[list[tuple[Card, int]]]:
     """Maximal runs of adjacent pairs on the tractor chains of ``suit`` (RULES §4.1).
 
     Each run is a list of (card, tractor value), low to high. A run of length 1 is
@@ -194,7 +196,7 @@ def pair_runs(pairs: Iterable[Card], to: TrumpOrder, suit: str) -> list[list[tup
     """
     have = set(pairs)
     runs: list[list[tuple[Card, int]]] = []
-    for chain in to.chains[suit]:
+    for chain in trump_order.chains[suit]:
         run: list[tuple[Card, int]] = []
         for card, value in chain:
             if card in have and not (run and run[0][0] is card):
@@ -208,7 +210,7 @@ def pair_runs(pairs: Iterable[Card], to: TrumpOrder, suit: str) -> list[list[tup
     return runs
 
 
-def decompose(cards: Sequence[Card], to: TrumpOrder, *, lead: bool = True) -> Format:
+def decompose(cards: Sequence[Card], trump_order: TrumpOrder, *, lead: bool = True) -> Format:
     """The canonical decomposition of ``cards`` (RULES §4.3).
 
     Raises PlayError when the cards are not all of one effective suit (a lead may
@@ -217,13 +219,13 @@ def decompose(cards: Sequence[Card], to: TrumpOrder, *, lead: bool = True) -> Fo
     if not cards:
         raise PlayError("no cards")
     key = (lead, tuple(c.index for c in cards))
-    cache = to.format_cache
+    cache = trump_order.format_cache
     found = cache.get(key)
     if found is None:
         if len(cache) >= _FORMAT_CACHE_SIZE:
             cache.clear()
         try:
-            found = _decompose(cards, to, lead)
+            found = _decompose(cards, trump_order, lead)
         except PlayError as exc:
             found = exc
         cache[key] = found
@@ -236,16 +238,16 @@ def decompose(cards: Sequence[Card], to: TrumpOrder, *, lead: bool = True) -> Fo
 _FORMAT_CACHE_SIZE = 50_000
 
 
-def _decompose(cards: Sequence[Card], to: TrumpOrder, lead: bool) -> Format:
-    eff = to.eff
-    suits = {eff[c.index] for c in cards}
+def _decompose(cards: Sequence[Card], trump_order: TrumpOrder, lead: bool) -> Format:
+    effective = trump_order.effective
+    suits = {effective[c.index] for c in cards}
     h5_as_heart = False
     if len(suits) != 1:
         if (
             lead
-            and to.heart5_ftk_lead
+            and trump_order.heart5_ftk_lead
             and suits == {TRUMP, "h"}
-            and all(eff[c.index] == "h" or c is FIVE_HEARTS for c in cards)
+            and all(effective[c.index] == "h" or c is FIVE_HEARTS for c in cards)
         ):
             h5_as_heart = True
             suit = "h"
@@ -262,7 +264,7 @@ def _decompose(cards: Sequence[Card], to: TrumpOrder, lead: bool) -> Format:
         if len(pairs) < 2:
             break
         best: list[tuple[Card, int]] | None = None
-        for run in pair_runs(pairs, to, suit):
+        for run in pair_runs(pairs, trump_order, suit):
             if len(run) >= 2 and (best is None or (len(run), run[-1][1]) > (len(best), best[-1][1])):
                 best = run
         if best is None:
@@ -274,9 +276,9 @@ def _decompose(cards: Sequence[Card], to: TrumpOrder, lead: bool) -> Format:
         units.append(Unit(UnitKind.TRACTOR, tuple(tcards), suit, best[-1][1]))
 
     # (2) FTK pairs, (3) FTKs
-    for x in ftk_suits(to, suit, lead=lead):
+    for x in ftk_suits(trump_order, suit, lead=lead):
         five, ten, king = Card.of(Rank.FIVE, x), Card.of(Rank.TEN, x), Card.of(Rank.KING, x)
-        if to.rules.ftk_pair and all(counts.get(c, 0) >= 2 for c in (five, ten, king)):
+        if trump_order.rules.ftk_pair and all(counts.get(c, 0) >= 2 for c in (five, ten, king)):
             for c in (five, ten, king):
                 counts[c] -= 2
             units.append(Unit(UnitKind.FTK_PAIR, (five, five, ten, ten, king, king), suit, 0))
@@ -286,7 +288,7 @@ def _decompose(cards: Sequence[Card], to: TrumpOrder, lead: bool) -> Format:
             units.append(Unit(UnitKind.FTK, (five, ten, king), suit, 0))
 
     # (4) pairs, (5) singles
-    order = to.order
+    order = trump_order.order
     rest = sorted((c for c, n in counts.items() if n > 0), key=lambda c: -order[c.index])
     pair_units = [Unit(UnitKind.PAIR, (c, c), suit, order[c.index]) for c in rest if counts[c] == 2]
     single_units = [Unit(UnitKind.SINGLE, (c,), suit, order[c.index]) for c in rest if counts[c] == 1]

@@ -29,7 +29,7 @@ class Knowledge:
     """
 
     seat: int
-    to: TrumpOrder
+    trump_order: TrumpOrder
     unseen: Counter[Card]
     voids: list[set[str]]
     hand_sizes: tuple[int, int, int, int]
@@ -38,7 +38,7 @@ class Knowledge:
 
     @classmethod
     def from_view(cls, view: View) -> Knowledge:
-        to = order_of_view(view)
+        trump_order = order_of_view(view)
         unseen: Counter[Card] = Counter({c: 2 for c in Card.ALL})
         for c in view.hand:
             unseen[c] -= 1
@@ -53,12 +53,12 @@ class Knowledge:
                     unseen[c] -= 1
                     played[seat, c] += 1
             try:
-                suit = decompose(plays[0][1], to, lead=True).suit
+                suit = decompose(plays[0][1], trump_order, lead=True).suit
             except PlayError:
                 continue
             n = len(plays[0][1])
             for seat, cards in plays[1:]:
-                if sum(1 for c in cards if to.eff[c.index] == suit) < n:
+                if sum(1 for c in cards if trump_order.effective[c.index] == suit) < n:
                     voids[seat].add(suit)
         kitty_known = view.kitty is not None
         if view.kitty is not None:
@@ -66,14 +66,14 @@ class Knowledge:
                 unseen[c] -= 1
         unseen = +unseen
         shown = _shown_cards(view, unseen, played, kitty_known)
-        return cls(view.seat, to, unseen, voids, view.hand_sizes, kitty_known, shown)
+        return cls(view.seat, trump_order, unseen, voids, view.hand_sizes, kitty_known, shown)
 
     def unseen_of_suit(self, suit: str) -> list[Card]:
-        eff = self.to.eff
-        return [c for c, n in self.unseen.items() if eff[c.index] == suit for _ in range(n)]
+        effective = self.trump_order.effective
+        return [c for c, n in self.unseen.items() if effective[c.index] == suit for _ in range(n)]
 
     def trumps_out(self) -> int:
-        return sum(n for c, n in self.unseen.items() if self.to.eff[c.index] == TRUMP)
+        return sum(n for c, n in self.unseen.items() if self.trump_order.effective[c.index] == TRUMP)
 
 
 def _shown_cards(

@@ -37,40 +37,40 @@ __all__ = ["RulesBot", "choose_bury", "choose_play", "play_out"]
 Play = tuple[Card, ...]
 
 
-def _cost(c: Card, to: TrumpOrder) -> float:
+def _cost(c: Card, trump_order: TrumpOrder) -> float:
     """How much a card is worth keeping: strong cards, trumps and points cost more to give away."""
-    o = to.order[c.index]
+    o = trump_order.order[c.index]
     base = o if o < 50 else 30 + (o - 50)
-    if to.eff[c.index] == TRUMP:
+    if trump_order.effective[c.index] == TRUMP:
         base += 16
     return base + c.points * 0.9
 
 
-def _play_cost(cards: Sequence[Card], to: TrumpOrder) -> float:
-    return sum(_cost(c, to) for c in cards)
+def _play_cost(cards: Sequence[Card], trump_order: TrumpOrder) -> float:
+    return sum(_cost(c, trump_order) for c in cards)
 
 
 # -- leading ------------------------------------------------------------------------------
 
 
-def _unit_is_top(unit: Unit, pool: Sequence[Card], to: TrumpOrder) -> bool:
+def _unit_is_top(unit: Unit, pool: Sequence[Card], trump_order: TrumpOrder) -> bool:
     """No card of ``pool`` (what others may hold) makes a unit that beats ``unit`` (RULES §5.1)."""
-    return not unit_beaten(unit, [c for c in pool if to.eff[c.index] == unit.suit], to)
+    return not unit_beaten(unit, [c for c in pool if trump_order.effective[c.index] == unit.suit], trump_order)
 
 
 def _lead(
     hand: Sequence[Card],
-    to: TrumpOrder,
+    trump_order: TrumpOrder,
     pool: Sequence[Card],
     *,
     dealer_side: bool,
     opp_voids: set[str],
     partner_voids: set[str],
 ) -> list[tuple[float, Play]]:
-    units = unit_leads(hand, to)
-    eff = to.eff
-    trumps_mine = sum(1 for c in hand if eff[c.index] == TRUMP)
-    trumps_out = sum(1 for c in pool if eff[c.index] == TRUMP)
+    units = unit_leads(hand, trump_order)
+    effective = trump_order.effective
+    trumps_mine = sum(1 for c in hand if effective[c.index] == TRUMP)
+    trumps_out = sum(1 for c in pool if effective[c.index] == TRUMP)
     offers: dict[Play, float] = {}
 
     def offer(score: float, cards: Play) -> None:
@@ -80,7 +80,7 @@ def _lead(
 
     tops_by_suit: dict[str, list[Unit]] = {}
     for u in units:
-        if u.kind in (UnitKind.FTK, UnitKind.FTK_PAIR) or _unit_is_top(u, pool, to):
+        if u.kind in (UnitKind.FTK, UnitKind.FTK_PAIR) or _unit_is_top(u, pool, trump_order):
             tops_by_suit.setdefault(u.suit, []).append(u)
     for suit, tops in tops_by_suit.items():
         ruffable = suit != TRUMP and suit in opp_voids and trumps_out > 0
@@ -91,11 +91,12 @@ def _lead(
                 used.extend(u.cards)
         if used:
             try:
-                fmt = decompose(used, to, lead=True)
+                fmt = decompose(used, trump_order, lead=True)
             except ValueError:
                 fmt = None
             if fmt is not None and (
-                not fmt.is_throw or check_throw(used, [[c for c in pool if eff[c.index] == suit], [], []], to).ok
+                not fmt.is_throw
+                or check_throw(used, [[c for c in pool if effective[c.index] == suit], [], []], trump_order).ok
             ):
                 pts = sum(c.points for c in used)
                 score: float = 50 + len(used) * 3 + pts - (40 if ruffable else 0)
@@ -104,7 +105,7 @@ def _lead(
                 offer(score, tuple(used))
     # draw trumps when strong (吊主)
     if trumps_mine > 0 and trumps_out > 0 and trumps_mine >= trumps_out + 2:
-        low = min((c for c in hand if eff[c.index] == TRUMP), key=lambda c: _cost(c, to))
+        low = min((c for c in hand if effective[c.index] == TRUMP), key=lambda c: _cost(c, trump_order))
         offer(15, (low,))
     # otherwise lead low from a side suit: prefer the partner's void (they trump in), avoid points
     for u in units:
@@ -113,13 +114,13 @@ def _lead(
         c = u.cards[0]
         if hand.count(c) > 1:
             continue  # do not break a pair
-        length = sum(1 for x in hand if eff[x.index] == u.suit)
-        score = 5 - _cost(c, to) / 4 + length * 0.5 + (8 if u.suit in partner_voids else 0) - c.points
+        length = sum(1 for x in hand if effective[x.index] == u.suit)
+        score = 5 - _cost(c, trump_order) / 4 + length * 0.5 + (8 if u.suit in partner_voids else 0) - c.points
         if u.suit in opp_voids and trumps_out:
             score -= 6
         offer(score, (c,))
     # the cheapest unit always stands as a fallback (only trumps or only pairs left)
-    u = min(units, key=lambda u: (_play_cost(u.cards, to) / len(u.cards), -len(u.cards)))
+    u = min(units, key=lambda u: (_play_cost(u.cards, trump_order) / len(u.cards), -len(u.cards)))
     offer(-20, u.cards)
     return sorted(((sc, p) for p, sc in offers.items()), key=lambda sp: -sp[0])
 
@@ -127,9 +128,9 @@ def _lead(
 # -- following ------------------------------------------------------------------------------
 
 
-def _candidates(rule: FollowRule, hand: Sequence[Card], to: TrumpOrder, lead: Format) -> list[Play]:
+def _candidates(rule: FollowRule, hand: Sequence[Card], trump_order: TrumpOrder, lead: Format) -> list[Play]:
     """A handful of sensible legal follows: every suit part (capped), with cheap, point or trump fillers."""
-    eff = to.eff
+    effective = trump_order.effective
     free_n = rule.n - rule.k
     parts: list[Play] = []
     for k, part in enumerate(rule.suit_parts()):
@@ -139,12 +140,12 @@ def _candidates(rule: FollowRule, hand: Sequence[Card], to: TrumpOrder, lead: Fo
     if free_n == 0:
         return parts
     out: list[Play] = []
-    others = [c for c in hand if eff[c.index] != rule.suit]
-    non_trump = [c for c in others if eff[c.index] != TRUMP]
-    by_cost = sorted(others, key=lambda c: _cost(c, to) - (100 if eff[c.index] != TRUMP else 0))
-    cheap_no_points = sorted(others, key=lambda c: (eff[c.index] == TRUMP, c.points > 0, _cost(c, to)))
-    points_first = sorted(non_trump, key=lambda c: (-c.points, _cost(c, to))) + sorted(
-        (c for c in others if eff[c.index] == TRUMP), key=lambda c: _cost(c, to)
+    others = [c for c in hand if effective[c.index] != rule.suit]
+    non_trump = [c for c in others if effective[c.index] != TRUMP]
+    by_cost = sorted(others, key=lambda c: _cost(c, trump_order) - (100 if effective[c.index] != TRUMP else 0))
+    cheap_no_points = sorted(others, key=lambda c: (effective[c.index] == TRUMP, c.points > 0, _cost(c, trump_order)))
+    points_first = sorted(non_trump, key=lambda c: (-c.points, _cost(c, trump_order))) + sorted(
+        (c for c in others if effective[c.index] == TRUMP), key=lambda c: _cost(c, trump_order)
     )
     for part in parts[:8]:
         for filler in (cheap_no_points[:free_n], points_first[:free_n], by_cost[:free_n]):
@@ -152,7 +153,7 @@ def _candidates(rule: FollowRule, hand: Sequence[Card], to: TrumpOrder, lead: Fo
                 out.append(part + tuple(filler))
     # trump-ins: all the play in trumps (only when void in the led side suit)
     if rule.k == 0 and lead.suit != TRUMP:
-        trumps = sorted((c for c in hand if eff[c.index] == TRUMP), key=lambda c: _cost(c, to))
+        trumps = sorted((c for c in hand if effective[c.index] == TRUMP), key=lambda c: _cost(c, trump_order))
         if len(trumps) >= free_n:
             combos = itertools.combinations(trumps, free_n)
             seen: set[Play] = set()
@@ -162,7 +163,7 @@ def _candidates(rule: FollowRule, hand: Sequence[Card], to: TrumpOrder, lead: Fo
                 if combo in seen:
                     continue
                 seen.add(combo)
-                if trump_in_key(combo, lead, to) is not None:
+                if trump_in_key(combo, lead, trump_order) is not None:
                     out.append(combo)
     return out or parts
 
@@ -170,7 +171,7 @@ def _candidates(rule: FollowRule, hand: Sequence[Card], to: TrumpOrder, lead: Fo
 def choose_play(
     hand: Sequence[Card],
     seat: int,
-    to: TrumpOrder,
+    trump_order: TrumpOrder,
     rules: RuleSet,
     dealer: int,
     current: Sequence[tuple[int, Play]],
@@ -178,13 +179,13 @@ def choose_play(
     voids: Sequence[set[str]] | None = None,
 ) -> Play:
     """The rules bot's play: a lead, throw or follow (always legal)."""
-    return ranked_plays(hand, seat, to, rules, dealer, current, pool, voids)[0][1]
+    return ranked_plays(hand, seat, trump_order, rules, dealer, current, pool, voids)[0][1]
 
 
-def play_out(hand: Hand, to: TrumpOrder) -> None:
+def play_out(hand: Hand, trump_order: TrumpOrder) -> None:
     """Play ``hand`` to its end with the rules policy, each player counting the cards the others hold.
 
-    This is the search bot's playout; ``to`` is the hand's trump order and the dealer is known.
+    This is the search bot's playout; ``trump_order`` is the hand's trump order and the dealer is known.
     """
     rules = hand.rules
     dealer = hand.dealer
@@ -193,13 +194,13 @@ def play_out(hand: Hand, to: TrumpOrder) -> None:
         seat = hand.to_act()
         assert seat is not None
         others = [c for s in range(4) if s != seat for c in hand.hands[s]]
-        hand.play(seat, choose_play(hand.hands[seat], seat, to, rules, dealer, hand.current, others))
+        hand.play(seat, choose_play(hand.hands[seat], seat, trump_order, rules, dealer, hand.current, others))
 
 
 def ranked_plays(
     hand: Sequence[Card],
     seat: int,
-    to: TrumpOrder,
+    trump_order: TrumpOrder,
     rules: RuleSet,
     dealer: int,
     current: Sequence[tuple[int, Play]],
@@ -212,13 +213,13 @@ def ranked_plays(
     vs = voids or [set(), set(), set(), set()]
     if not current:
         opp = vs[(seat + 1) % 4] | vs[(seat + 3) % 4]
-        return _lead(hand, to, pool, dealer_side=dealer_side, opp_voids=opp, partner_voids=vs[partner])
-    lead = decompose(current[0][1], to, lead=True)
-    rule = FollowRule(lead, hand, to)
-    cands = _candidates(rule, hand, to, lead)
+        return _lead(hand, trump_order, pool, dealer_side=dealer_side, opp_voids=opp, partner_voids=vs[partner])
+    lead = decompose(current[0][1], trump_order, lead=True)
+    rule = FollowRule(lead, hand, trump_order)
+    cands = _candidates(rule, hand, trump_order, lead)
     plays = [c for _, c in current]
     table_points = sum(c.points for p in plays for c in p)
-    state = trick_state(plays, to, lead)
+    state = trick_state(plays, trump_order, lead)
     winner_now = current[state.winner][0]
     last = len(current) == 3
     partner_winning = winner_now == partner
@@ -229,7 +230,7 @@ def ranked_plays(
             continue
         we_win = state.wins_with(cand)
         pts = sum(c.points for c in cand)
-        cost = _play_cost(cand, to)
+        cost = _play_cost(cand, trump_order)
         red5 = cand.count(FIVE_HEARTS)
         if partner_winning and not we_win:
             # feed points to the partner (送分), but keep strong cards: safer when we play last
@@ -254,7 +255,7 @@ def ranked_plays(
 
 def choose_bury(
     hand: Sequence[Card],
-    to: TrumpOrder,
+    trump_order: TrumpOrder,
     *,
     own_side_holds: bool,
     point_weight: float | None = None,
@@ -266,15 +267,15 @@ def choose_bury(
     in the kitty are safe from capture: load it); otherwise keep points out of a kitty the
     other side may kou di (seed 002).
     """
-    eff = to.eff
+    effective = trump_order.effective
     lengths: dict[str, int] = {}
     for c in hand:
-        lengths[eff[c.index]] = lengths.get(eff[c.index], 0) + 1
+        lengths[effective[c.index]] = lengths.get(effective[c.index], 0) + 1
     pw = point_weight if point_weight is not None else (-6.0 if own_side_holds else 12.0)
 
     def keep_value(c: Card) -> float:
-        e = eff[c.index]
-        v = _cost(c, to)
+        e = effective[c.index]
+        v = _cost(c, trump_order)
         if e == TRUMP:
             v += 100
         if hand.count(c) == 2:
@@ -289,19 +290,19 @@ def choose_bury(
     return tuple(sorted(hand, key=keep_value)[:8])
 
 
-def holds_last_trick(hand: Sequence[Card], to: TrumpOrder) -> bool:
+def holds_last_trick(hand: Sequence[Card], trump_order: TrumpOrder) -> bool:
     """A rough guess whether a hand is strong enough in trumps to win the last trick (保底)."""
-    trumps = [c for c in hand if to.eff[c.index] == TRUMP]
-    top = sum(1 for c in trumps if to.order[c.index] >= 56)
+    trumps = [c for c in hand if trump_order.effective[c.index] == TRUMP]
+    top = sum(1 for c in trumps if trump_order.order[c.index] >= 56)
     return len(trumps) >= 12 and top >= 4
 
 
 def _trump_strength(hand: Sequence[Card], rules: RuleSet, level: Rank, trump: Suit | None) -> float:
-    to = TrumpOrder.of(rules, level, trump)
+    trump_order = TrumpOrder.of(rules, level, trump)
     score = 0.0
     for c in hand:
-        if to.eff[c.index] == TRUMP:
-            score += 1.0 + (to.order[c.index] >= 56) * 0.6
+        if trump_order.effective[c.index] == TRUMP:
+            score += 1.0 + (trump_order.order[c.index] >= 56) * 0.6
     return score
 
 
@@ -350,8 +351,10 @@ class RulesBot:
         if view.phase in (Phase.DEAL, Phase.COUNTDOWN):
             return _bid_choice(view, legal.bids, fry=False)
         if view.phase == Phase.BURY:
-            to = order_of_view(view) if view.trump is not None else _any_order(view)
-            return Action.bury(view.seat, choose_bury(view.hand, to, own_side_holds=holds_last_trick(view.hand, to)))
+            trump_order = order_of_view(view) if view.trump is not None else _any_order(view)
+            return Action.bury(
+                view.seat, choose_bury(view.hand, trump_order, own_side_holds=holds_last_trick(view.hand, trump_order))
+            )
         if view.phase == Phase.FRY:
             fry = _bid_choice(view, legal.fries, fry=True)
             return fry if fry is not None else Action.pass_fry(view.seat)
@@ -360,7 +363,7 @@ class RulesBot:
             pool = [c for c, n in know.unseen.items() for _ in range(n)]
             assert view.dealer is not None
             cards = choose_play(
-                view.hand, view.seat, know.to, view.rules, view.dealer, view.current_trick, pool, know.voids
+                view.hand, view.seat, know.trump_order, view.rules, view.dealer, view.current_trick, pool, know.voids
             )
             return Action.play(view.seat, cards)
         return None

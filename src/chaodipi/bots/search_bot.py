@@ -82,18 +82,18 @@ def sample_world(know: Knowledge, view: View, rng: random.Random) -> tuple[list[
     forced = know.shown
     for c, _, _ in forced:
         pool.remove(c)
-    eff = know.to.eff
+    effective = know.trump_order.effective
     for attempt in range(30):
         rng.shuffle(pool)
         strict = attempt < 25  # the last tries ignore the voids rather than fail
 
         def eligible(c: Card, strict: bool = strict) -> list[int]:
-            e = eff[c.index]
+            e = effective[c.index]
             return [s for s in seats if not strict or e not in know.voids[s]]
 
         # the shown cards first, then the most constrained cards: those few seats may hold
         order: list[tuple[Card, list[int], bool]] = [
-            (c, [s] if eff[c.index] not in know.voids[s] else [], k) for c, s, k in forced
+            (c, [s] if effective[c.index] not in know.voids[s] else [], k) for c, s, k in forced
         ]
         order.extend(sorted(((c, eligible(c), True) for c in pool), key=lambda x: len(x[1])))
         left = dict(need)
@@ -160,7 +160,7 @@ class SearchBot:
         pool = [c for c, n in know.unseen.items() for _ in range(n)]
         assert view.dealer is not None
         ranked = ranked_plays(
-            view.hand, view.seat, know.to, view.rules, view.dealer, view.current_trick, pool, know.voids
+            view.hand, view.seat, know.trump_order, view.rules, view.dealer, view.current_trick, pool, know.voids
         )
         cands = [p for _, p in ranked[: self.max_candidates]]
         if len(cands) == 1 or sum(view.hand_sizes) <= 4:
@@ -174,7 +174,7 @@ class SearchBot:
                 break
             hands, kitty = world
             for i in active:
-                values[i].append(self._rollout(view, know.to, hands, kitty, cands[i]))
+                values[i].append(self._rollout(view, know.trump_order, hands, kitty, cands[i]))
             if time.perf_counter() > deadline:
                 break
             active = _race(active, values)
@@ -215,18 +215,18 @@ class SearchBot:
             known = list(view.kitty or ())  # the kitty this player buried, when it is still there
 
             def score(i: int, others: list[list[Card]], rest: list[Card]) -> float:
-                to = orders[i]
+                trump_order = orders[i]
                 dealt = [list(view.hand) if s == view.seat else others[(s - view.seat - 1) % 4] for s in range(4)]
                 kitty = known or rest[:8]
                 taker = takers[i]
                 if taker is None:
-                    return self._rollout(view, to, dealt, list(kitty), None)
+                    return self._rollout(view, trump_order, dealt, list(kitty), None)
                 pick = dealt[taker] + kitty
-                bury = choose_bury(pick, to, own_side_holds=holds_last_trick(pick, to))
+                bury = choose_bury(pick, trump_order, own_side_holds=holds_last_trick(pick, trump_order))
                 for c in bury:
                     pick.remove(c)
                 dealt[taker] = pick
-                return self._rollout(view, to, dealt, list(bury), None)
+                return self._rollout(view, trump_order, dealt, list(bury), None)
 
             choice = options[self._best_on_sampled_deals([*view.hand, *known], len(options), score)]
         else:
@@ -237,14 +237,15 @@ class SearchBot:
 
     def _bury(self, view: View) -> Action:
         """Try a few burials (more or fewer points, voiding harder) and keep the best on sampled deals."""
-        to = order_of_view(view) if view.trump is not None else order_of_view(replace(view, trump="nt"))
+        trump_order = order_of_view(view) if view.trump is not None else order_of_view(replace(view, trump="nt"))
         hand = list(view.hand)
         cands: list[Play] = []
-        holds = holds_last_trick(hand, to)
+        holds = holds_last_trick(hand, trump_order)
         for pw, vw in ((None, 1.5), (12.0, 1.5), (-12.0, 1.5), (12.0, 4.0), (-12.0, 4.0)):
             bury = tuple(
                 sorted(
-                    choose_bury(hand, to, own_side_holds=holds, point_weight=pw, void_weight=vw), key=lambda c: c.index
+                    choose_bury(hand, trump_order, own_side_holds=holds, point_weight=pw, void_weight=vw),
+                    key=lambda c: c.index,
                 )
             )
             if bury not in cands:
@@ -260,7 +261,7 @@ class SearchBot:
 
         def score(i: int, others: list[list[Card]], rest: list[Card]) -> float:
             hands = [kept[i] if s == view.seat else others[(s - view.seat - 1) % 4] for s in range(4)]
-            return self._rollout(view, to, hands, list(cands[i]), None)
+            return self._rollout(view, trump_order, hands, list(cands[i]), None)
 
         return Action.bury(view.seat, cands[self._best_on_sampled_deals(hand, len(cands), score)])
 
@@ -287,7 +288,7 @@ class SearchBot:
         return max(range(count), key=lambda i: (totals[i], -i))
 
     def _rollout(
-        self, view: View, to: TrumpOrder, hands: list[list[Card]], kitty: list[Card], cand: Play | None
+        self, view: View, trump_order: TrumpOrder, hands: list[list[Card]], kitty: list[Card], cand: Play | None
     ) -> float:
         """Play the hand out with the rules policy (from ``cand``, or from the first lead after a burial)."""
         rules = view.rules
@@ -305,7 +306,7 @@ class SearchBot:
             hands=hands,
             kitty=kitty,
             dealer=view.dealer,
-            trump=to.trump,
+            trump=trump_order.trump,
             leader=leader,
             dealer_progress=Progress(rules.circles if level is None else 1, level),
             captured=(0, points),
@@ -313,7 +314,7 @@ class SearchBot:
         )
         if cand is not None:
             hand.play(view.seat, cand)
-        play_out(hand, to)
+        play_out(hand, trump_order)
         assert hand.result is not None
         return _utility(view, hand.result.points)
 
