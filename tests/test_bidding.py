@@ -21,11 +21,11 @@ from chaodipi.bidding import (
     StandingBid,
     classify_bid,
     evaluate_bids,
-    format_trump,
     parse_choice,
 )
 from chaodipi.cards import Card, CardError, Rank, Suit, parse_cards
 from chaodipi.rules import PRESET_NAMES, RuleSet
+from chaodipi.trump import trump_text
 
 EIGHT = Rank.EIGHT
 PUBLIC = Path("/work/shared/scenarios/public.jsonl")
@@ -80,9 +80,9 @@ def test_parse_choice() -> None:
         parse_choice(3)
 
 
-def test_format_trump() -> None:
-    assert format_trump(None) == "nt"
-    assert format_trump(Suit.DIAMONDS) == "d"
+def test_trump_text() -> None:
+    assert trump_text(None) == "nt"
+    assert trump_text(Suit.DIAMONDS) == "d"
 
 
 def test_bid_parse_and_validation() -> None:

@@ -37,6 +37,7 @@ from typing import Literal, NamedTuple, TypeAlias
 
 from chaodipi.cards import SUITS, Card, CardError, Rank, Suit, check_copies, format_cards, parse_cards
 from chaodipi.rules import NoBidTrump, RuleSet
+from chaodipi.trump import trump_text, trump_words
 
 __all__ = [
     "NT",
@@ -53,7 +54,6 @@ __all__ = [
     "StandingBid",
     "classify_bid",
     "evaluate_bids",
-    "format_trump",
     "kitty_trump",
     "kitty_trump_turned",
     "parse_choice",
@@ -65,7 +65,6 @@ NT: Literal["nt"] = "nt"
 #: What a 5h 5h bidder names: a suit or no-trump.
 Choice: TypeAlias = Suit | Literal["nt"]
 
-_SUIT_NAMES = {Suit.SPADES: "spades", Suit.HEARTS: "hearts", Suit.CLUBS: "clubs", Suit.DIAMONDS: "diamonds"}
 _RED5 = Card.of(Rank.FIVE, Suit.HEARTS)
 
 
@@ -107,15 +106,6 @@ def parse_choice(text: object) -> Choice:
             if suit.value == key:
                 return suit
     raise BidRequestError(f"choose must be one of s, h, c, d or nt, not {text!r}")
-
-
-def format_trump(trump: Suit | None) -> str:
-    """Write a trump as in requests: ``"s"``, ``"h"``, ``"c"``, ``"d"``, or ``"nt"`` for None (no-trump)."""
-    return NT if trump is None else trump.value
-
-
-def _trump_words(trump: Suit | None) -> str:
-    return "no-trump" if trump is None else _SUIT_NAMES[trump]
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,16 +218,16 @@ class StandingBid:
     @property
     def trump_text(self) -> str:
         """The trump as written in requests (``"s"``…``"d"``, ``"nt"``)."""
-        return format_trump(self.trump)
+        return trump_text(self.trump)
 
     def describe(self) -> str:
         """The bid in words, for reasons."""
         what = {
-            BidKind.SINGLE: f"{_trump_words(self.trump)} single",
-            BidKind.PAIR: f"{_trump_words(self.trump)} pair",
+            BidKind.SINGLE: f"{trump_words(self.trump, chinese=False)} single",
+            BidKind.PAIR: f"{trump_words(self.trump, chinese=False)} pair",
             BidKind.JOKER_PAIR: f"{self.token} pair (no-trump)",
-            BidKind.RED5_PAIR: f"5h pair ({_trump_words(self.trump)})",
-            BidKind.LOOKBACK: f"look-back to {_trump_words(self.trump)}",
+            BidKind.RED5_PAIR: f"5h pair ({trump_words(self.trump, chinese=False)})",
+            BidKind.LOOKBACK: f"look-back to {trump_words(self.trump, chinese=False)}",
         }[self.kind]
         return f"{what} of player {self.player}"
 
@@ -252,9 +242,9 @@ class FirstSingle(NamedTuple):
 def _bid_words(bid: Bid, shape: BidShape) -> str:
     shown = format_cards(bid.cards)
     if shape.kind is BidKind.PAIR:
-        return f"a {_trump_words(shape.trump)} pair ({shown})"
+        return f"a {trump_words(shape.trump, chinese=False)} pair ({shown})"
     if shape.kind is BidKind.RED5_PAIR:
-        return f"a 5h pair ({_trump_words(shape.trump)})"
+        return f"a 5h pair ({trump_words(shape.trump, chinese=False)})"
     return f"a {shown} pair"
 
 
@@ -473,7 +463,7 @@ def kitty_trump(rules: RuleSet, level: Rank, kitty: Sequence[Card]) -> Suit | No
     >>> from chaodipi.rules import RuleSet
     >>> kitty = parse_cards("3c SJ 8d 4h 5h 6s 7s 9c")
     >>> presets = ("standard", "contest2021", "institute2023")
-    >>> [format_trump(kitty_trump(RuleSet.preset(p), Rank.EIGHT, kitty)) for p in presets]
+    >>> [trump_text(kitty_trump(RuleSet.preset(p), Rank.EIGHT, kitty)) for p in presets]
     ['nt', 'c', 'd']
     """
     return kitty_trump_turned(rules, level, kitty)[0]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from enum import IntEnum, StrEnum
 from typing import ClassVar
 
@@ -28,7 +28,6 @@ __all__ = [
     "CardError",
     "Rank",
     "Suit",
-    "card_points",
     "check_copies",
     "deck",
     "format_cards",
@@ -60,10 +59,16 @@ class Suit(StrEnum):
         """The suit symbol ♠ ♥ ♣ ♦."""
         return _SUIT_SYMBOL[self]
 
+    @property
+    def english(self) -> str:
+        """The English name: spades, hearts, clubs, diamonds."""
+        return _SUIT_ENGLISH[self]
+
 
 SUITS: tuple[Suit, ...] = (Suit.SPADES, Suit.HEARTS, Suit.CLUBS, Suit.DIAMONDS)
 _SUIT_CHINESE = {Suit.SPADES: "黑桃", Suit.HEARTS: "红桃", Suit.CLUBS: "梅花", Suit.DIAMONDS: "方块"}
 _SUIT_SYMBOL = {Suit.SPADES: "♠", Suit.HEARTS: "♥", Suit.CLUBS: "♣", Suit.DIAMONDS: "♦"}
+_SUIT_ENGLISH = {Suit.SPADES: "spades", Suit.HEARTS: "hearts", Suit.CLUBS: "clubs", Suit.DIAMONDS: "diamonds"}
 
 
 class Rank(IntEnum):
@@ -231,11 +236,6 @@ def format_cards(cards: Iterable[Card]) -> str:
     return " ".join(str(c) for c in cards)
 
 
-def card_points(card: Card) -> int:
-    """Points of one card: 5 for a five, 10 for a ten or king (分牌)."""
-    return card.points
-
-
 def points_of(cards: Iterable[Card]) -> int:
     """Total points of some cards."""
     return sum(c.points for c in cards)
@@ -265,7 +265,3 @@ def shuffled_deck(rng: random.Random) -> list[Card]:
     rng.shuffle(cards)
     return cards
 
-
-def sort_natural(cards: Sequence[Card]) -> list[Card]:
-    """Sort by natural suit (s, h, c, d, jokers) and rank, high first."""
-    return sorted(cards, key=lambda c: (c.suit is None, SUITS.index(c.suit) if c.suit else 0, -c.rank))

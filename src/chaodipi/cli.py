@@ -16,11 +16,10 @@ from chaodipi.record import RecordError, describe_game, game_record, load_record
 from chaodipi.referee import run_lines
 from chaodipi.rules import PRESET_NAMES, RuleError, RuleSet
 from chaodipi.simulate import simulate_game
-from chaodipi.trump import EFFECTIVE_SUITS, TRUMP, TrumpOrder
+from chaodipi.trump import EFFECTIVE_SUITS, TrumpOrder, suit_words, trump_words
 from chaodipi.units import UnitKind, decompose
 
 SEATS = ("南 South", "东 East", "北 North", "西 West")
-SUIT_LABEL = {TRUMP: "主 trump", "s": "♠ 黑桃", "h": "♥ 红桃", "c": "♣ 梅花", "d": "♦ 方块"}
 
 
 def _cmd_referee(args: argparse.Namespace) -> int:
@@ -49,7 +48,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     hands = [cards[i:100:4] for i in range(4)]
     kitty = cards[100:]
     print(f"炒地皮 demo — preset {rules.name}, seed {args.seed}")
-    print(f"level 级牌 {level.symbol}, trump 主 {'NT 无主' if trump is None else trump.chinese + ' ' + trump.symbol}")
+    print(f"level 级牌 {level.symbol}, trump 主 {trump_words(trump)}")
     print(f"trump order 主牌顺序: {trump_order.order_text()}")
     print(f"kitty 底牌: {format_cards(trump_order.sorted(kitty))}")
     for seat, hand in enumerate(hands):
@@ -69,7 +68,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
                 if stands.ok and fmt.is_throw
                 else (f"top units: {sum(1 for u in fmt.units if u not in stands.failed)}/{len(fmt.units)}")
             )
-            print(f"  {SUIT_LABEL[suit]:8} {format_cards(part):60} {summary}; {verdict}")
+            print(f"  {suit_words(suit):16} {format_cards(part):60} {summary}; {verdict}")
     return 0
 
 

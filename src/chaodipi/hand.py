@@ -40,7 +40,6 @@ from chaodipi.bidding import (
     BidKind,
     StandingBid,
     classify_bid,
-    format_trump,
     kitty_trump_turned,
     parse_choice,
 )
@@ -52,7 +51,7 @@ from chaodipi.play import FollowRule, check_throw
 from chaodipi.rules import FryTurns, FryVisibility, RuleSet
 from chaodipi.settlement import LastTrick, Settlement, settle
 from chaodipi.trick import kitty_multiplier, resolve_trick
-from chaodipi.trump import FIVE_HEARTS, TrumpOrder
+from chaodipi.trump import FIVE_HEARTS, TrumpOrder, trump_text
 from chaodipi.units import Format, PlayError, decompose
 from chaodipi.view import BidEntry, BidOption, Legal, Phase, TrickRecord, View
 
@@ -493,7 +492,7 @@ class Hand:
                 Event(
                     EventKind.KITTY_TRUMP,
                     cards=tuple(self.kitty[:turned]),
-                    detail=f"trump {format_trump(self.trump)} from the kitty",
+                    detail=f"trump {trump_text(self.trump)} from the kitty",
                 )
             )
         else:
@@ -702,11 +701,11 @@ class Hand:
                     EventKind.FRYING_OVER,
                     standing.player,
                     standing.cards if self.bid_cards_revealed else (),
-                    detail=f"trump {format_trump(self.trump)}" + (f"; {history}" if self.bid_cards_revealed else ""),
+                    detail=f"trump {trump_text(self.trump)}" + (f"; {history}" if self.bid_cards_revealed else ""),
                 )
             )
         else:
-            self._record(Event(EventKind.FRYING_OVER, standing.player, detail=f"trump {format_trump(self.trump)}"))
+            self._record(Event(EventKind.FRYING_OVER, standing.player, detail=f"trump {trump_text(self.trump)}"))
         self._start_play()
 
     # -- play (RULES §5–§7) -----------------------------------------------------------------
@@ -1075,7 +1074,7 @@ class Hand:
         self._check_seat(seat)
         known = self.known_trump(seat)
         announced = not self.dark or self.kitty_trump_used or self.phase in (Phase.PLAY, Phase.OVER)
-        sort_trump = known if isinstance(known, str) and not isinstance(known, Suit) else format_trump(known)
+        sort_trump = known if isinstance(known, str) and not isinstance(known, Suit) else trump_text(known)
         trump: str | None = None  # None while the seat cannot know it
         if sort_trump == "flag" or (announced and sort_trump != "?"):
             trump = sort_trump

@@ -24,25 +24,18 @@ from functools import lru_cache
 
 from chaodipi.cards import Card, Rank, format_cards
 from chaodipi.rules import ThrowFailPlay, TrumpFtkFollow
-from chaodipi.trump import EFFECTIVE_SUITS, TRUMP, TrumpOrder
-from chaodipi.units import Format, PlayError, Unit, UnitKind, count_cards, decompose, ftk_suits, pair_runs
+from chaodipi.trump import EFFECTIVE_SUITS, TRUMP, TrumpOrder, suit_words
+from chaodipi.units import Format, Unit, UnitKind, count_cards, decompose, ftk_suits, pair_runs
 
 __all__ = [
     "FollowRule",
-    "IllegalPlayError",
     "ThrowResult",
     "check_follow",
     "check_throw",
-    "legal_follows",
     "tractor_match",
     "unit_beaten",
 ]
 
-SUIT_NAMES = {TRUMP: "trumps", "s": "spades", "h": "hearts", "c": "clubs", "d": "diamonds"}
-
-
-class IllegalPlayError(PlayError):
-    """A play that breaks a rule; the message says which."""
 
 
 # -- tractor matching (RULES §6.4, T) ---------------------------------------------
@@ -238,7 +231,7 @@ class FollowRule:
             return f"{format_cards(missing)} {'is' if len(missing) == 1 else 'are'} not in your hand"
         effective = self.trump_order.effective
         suit_part = [c for c in play if effective[c.index] == self.suit]
-        name = SUIT_NAMES[self.suit]
+        name = suit_words(self.suit, chinese=False)
         if len(suit_part) != self.k:
             if self.k == len(self.suit_cards) and self.k < n:
                 return f"you must play all your {name} ({len(self.suit_cards)}) before other cards"
@@ -264,9 +257,6 @@ class FollowRule:
             what = "a pair" if self.best[1] == 1 else "pairs"
             return f"you hold {what} in {name} and must play {'it' if self.best[1] == 1 else 'them'} (跟对)"
         return None
-
-    def is_legal(self, play: Sequence[Card]) -> bool:
-        return self.check(play) is None
 
     # -- the generator --------------------------------------------------------------
     def suit_parts(self) -> Iterator[tuple[Card, ...]]:
@@ -355,11 +345,6 @@ def check_follow(
 ) -> str | None:
     """None if ``play`` legally follows ``lead`` from ``hand``, else the reason (RULES §6)."""
     return FollowRule(lead, hand, trump_order).check(play)
-
-
-def legal_follows(lead: Sequence[Card], hand: Sequence[Card], trump_order: TrumpOrder) -> list[tuple[Card, ...]]:
-    """All legal follows to ``lead`` from ``hand`` (distinct multisets)."""
-    return list(FollowRule(lead, hand, trump_order).legal_plays())
 
 
 # -- throws (RULES §5) ------------------------------------------------------------------

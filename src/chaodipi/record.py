@@ -29,6 +29,7 @@ from chaodipi.cards import format_cards
 from chaodipi.game import MAX_HANDS, Game
 from chaodipi.hand import Action, Hand, Phase
 from chaodipi.rules import RuleSet
+from chaodipi.trump import trump_words
 
 __all__ = [
     "FORMAT",
@@ -44,7 +45,6 @@ __all__ = [
 
 FORMAT = "chaodipi-record/1"
 SEAT_NAMES = ("南 South", "东 East", "北 North", "西 West")
-SUIT_WORDS = {"s": "♠ spades 黑桃", "h": "♥ hearts 红桃", "c": "♣ clubs 梅花", "d": "♦ diamonds 方块", "nt": "NT 无主"}
 
 #: A bound on a hand's actions, far above what the rules allow (at most 108 plays, and
 #: bids, fries, burials and passes that must each outrank or answer an earlier one).
@@ -413,7 +413,7 @@ def describe_hand(number: int, hand: Hand) -> Iterator[str]:
     for seat in range(4):
         dealt = [e.cards[0] for e in hand.iter_events() if e.kind == "dealt" and e.player == seat]
         yield f"   {SEAT_NAMES[seat]} dealt: {format_cards(hand.trump_order.sorted(dealt))}"
-    trump = "flag: 5h BJ SJ only" if hand.flag else SUIT_WORDS.get("nt" if hand.trump is None else hand.trump.value)
+    trump = "flag: 5h BJ SJ only" if hand.flag else trump_words(hand.trump)
     plays: list[str] = []
     tricks = 0
     for e in hand.iter_events():

@@ -70,8 +70,33 @@ def parse_trump(text: object) -> tuple[bool, Suit | None]:
 
 
 def trump_text(suit: Suit | None) -> str:
-    """The inverse of :func:`parse_trump` for suits and NT."""
+    """The trump as written in requests and views: ``"s"``, ``"h"``, ``"c"``, ``"d"``, or ``"nt"`` for None.
+
+    The inverse of :func:`parse_trump` for suits and NT.
+    """
     return "nt" if suit is None else suit.value
+
+
+def trump_words(suit: Suit | None, *, chinese: bool = True) -> str:
+    """The trump for people: ``"♠ 黑桃 spades"``, ``"NT 无主 no-trump"`` (``chinese=False``: ``"spades"``).
+
+    >>> trump_words(Suit.CLUBS), trump_words(None, chinese=False)
+    ('♣ 梅花 clubs', 'no-trump')
+    """
+    if not chinese:
+        return "no-trump" if suit is None else suit.english
+    return "NT 无主 no-trump" if suit is None else f"{suit.symbol} {suit.chinese} {suit.english}"
+
+
+def suit_words(effective: str, *, chinese: bool = True) -> str:
+    """An effective suit (``"trump"``, ``"s"``…) for people: ``"主 trumps"``, ``"♥ 红桃 hearts"``.
+
+    >>> suit_words(TRUMP), suit_words("h", chinese=False)
+    ('主 trumps', 'hearts')
+    """
+    if effective == TRUMP:
+        return "主 trumps" if chinese else "trumps"
+    return trump_words(Suit(effective), chinese=chinese)
 
 
 @dataclass(frozen=True, slots=True)

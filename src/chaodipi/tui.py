@@ -23,14 +23,13 @@ from chaodipi.game import Game, team_of
 from chaodipi.hand import Action, Hand, IllegalActionError, Phase, View
 from chaodipi.log import ActionKind
 from chaodipi.rules import RuleSet
-from chaodipi.trump import EFFECTIVE_SUITS
+from chaodipi.trump import EFFECTIVE_SUITS, suit_words
 from chaodipi.view import BidOption
 
 __all__ = ["TerminalGame", "main"]
 
 SEATS = ("南 South (you)", "东 East", "北 North (partner)", "西 West")
 SHORT = ("S", "E", "N", "W")
-SUIT_LABEL = {"trump": "主 trump", "s": "♠ spades", "h": "♥ hearts", "c": "♣ clubs", "d": "♦ diamonds"}
 COMMANDS = ("?", "hint", "auto", "history", "quit", "pass", "nt")
 
 
@@ -103,7 +102,7 @@ class TerminalGame:
         self.write("your hand:")
         for suit in EFFECTIVE_SUITS:
             if suit in by_suit:
-                self.write(f"  {SUIT_LABEL[suit]:11} {format_cards(by_suit[suit])}")
+                self.write(f"  {suit_words(suit):16} {format_cards(by_suit[suit])}")
 
     def show_table(self, view: View) -> None:
         g = self.game
