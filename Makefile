@@ -7,7 +7,7 @@ SHARED ?= ../shared
 PRESET ?= standard
 SEED ?= 1
 
-.PHONY: run test bench lint typecheck unit referee clean
+.PHONY: run test soak bench lint typecheck unit referee clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,9 @@ referee: $(STAMP)
 	else echo "no $(SHARED)/tools/referee_check.py: public scenarios skipped"; fi
 
 test: lint typecheck referee unit
+
+soak: $(STAMP)
+	CHAODIPI_SOAK=1 $(BIN)/pytest -m slow -p no:cacheprovider
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_engine.py

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import os
+
 from chaodipi.cards import Card, Rank, parse_cards
 from chaodipi.hand import Hand
 from chaodipi.rules import RuleSet
 from chaodipi.settlement import Progress
 from chaodipi.trump import TrumpOrder, parse_trump
+
+#: ``make soak`` sets CHAODIPI_SOAK=1: the slow tests then run their full counts.
+SOAK = os.environ.get("CHAODIPI_SOAK", "") not in ("", "0")
+
+
+def soak(quick: int, full: int) -> int:
+    """A soak test's count: ``quick`` in ``make test``, ``full`` in ``make soak``."""
+    return full if SOAK else quick
 
 
 def order(rules: str | RuleSet | dict[str, object], level: str, trump: str) -> TrumpOrder:

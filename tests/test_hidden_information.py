@@ -26,6 +26,7 @@ from chaodipi.rules import PRESET_NAMES, FryVisibility, NoBidTrump, RuleSet
 from chaodipi.settlement import Progress
 from chaodipi.simulate import RandomPolicy
 from chaodipi.trump import TrumpOrder
+from conftest import soak
 
 P = parse_cards
 
@@ -376,7 +377,8 @@ def check_view(hand: Hand, seat: int, view: View) -> None:
         assert list(view.hand) == hand.trump_order.sorted(hand.hands[seat])
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.slow
+@settings(max_examples=soak(30, 600), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(preset=st.sampled_from(PRESET_NAMES), seed=st.integers(0, 2**32))
 def test_no_view_shows_what_its_seat_may_not_see(preset: str, seed: int) -> None:
     rng = random.Random(seed)
@@ -427,7 +429,8 @@ def random_operations(hand: Hand, rng: random.Random) -> list[tuple[str, Callabl
     return ops
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.slow
+@settings(max_examples=soak(15, 300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(preset=st.sampled_from(PRESET_NAMES), seed=st.integers(0, 2**32))
 def test_every_refused_operation_leaves_the_hand_as_it_was(preset: str, seed: int) -> None:
     rng = random.Random(seed)

@@ -19,8 +19,9 @@ from chaodipi.hand import Hand, Phase
 from chaodipi.record import game_record, replay
 from chaodipi.rules import PRESET_NAMES, FryVisibility, RuleSet
 from chaodipi.simulate import RandomPolicy, play_hand, simulate_game
+from conftest import soak
 
-HANDS_PER_PRESET = 1000
+HANDS_PER_PRESET = soak(100, 1000)
 
 
 def _allowed(hand: Hand, seat: int) -> set[Card]:
@@ -79,6 +80,7 @@ def _play_checked(hand: Hand, policy: RandomPolicy, check_views: bool) -> None:
     _check_step(hand, check_views)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", PRESET_NAMES)
 def test_simulated_hands_keep_the_invariants(preset: str) -> None:
     rules = RuleSet.preset(preset)

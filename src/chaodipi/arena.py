@@ -96,6 +96,13 @@ def play_deal(args: tuple[str, str, str, int, int, dict[str, dict[str, float]]])
 
 @dataclass
 class ArenaResult:
+    """The arena's totals for bot A against bot B over duplicate deals (:func:`run_arena`).
+
+    ``interval`` is the Wilson 95% interval of A's hand win rate; ``mean_margin`` A's mean point
+    margin per hand; ``levels_a`` the levels A gained minus those B gained; ``time_a`` and
+    ``time_b`` each bot's seconds per decision as (mean, p95).
+    """
+
     bot_a: str
     bot_b: str
     preset: str
@@ -110,9 +117,11 @@ class ArenaResult:
 
     @property
     def win_rate(self) -> float:
+        """A's share of the hands won (0.0 when no hand was played)."""
         return self.a_wins / self.hands if self.hands else 0.0
 
     def report(self) -> str:
+        """The result in a few lines of text, as ``chaodipi arena`` prints it."""
         lo, hi = self.interval
         return "\n".join(
             [

@@ -171,6 +171,7 @@ class Card:
 
     @property
     def is_joker(self) -> bool:
+        """Whether this is a joker (``SJ`` 小王 or ``BJ`` 大王), the only cards without a suit."""
         return self.suit is None
 
     @property
@@ -264,4 +265,3 @@ def shuffled_deck(rng: random.Random) -> list[Card]:
     cards = deck()
     rng.shuffle(cards)
     return cards
-

@@ -136,6 +136,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``chaodipi`` argument parser: referee, demo, simulate, replay, selfplay, arena and play."""
     parser = argparse.ArgumentParser(prog="chaodipi", description="炒地皮 (Chao Di Pi) rules engine and tools")
     sub = parser.add_subparsers(dest="command", required=True)
     ref = sub.add_parser("referee", help="answer rule questions: JSON lines on stdin, answers on stdout")
@@ -184,6 +185,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``chaodipi`` command on ``argv`` (the process's arguments when None); return the exit status.
+
+    A bad rule or value prints ``chaodipi: <reason>`` on stderr and gives 2; a closed output pipe
+    (``| head``) ends quietly with 0.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

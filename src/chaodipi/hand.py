@@ -4,6 +4,10 @@ RULES §2, §5–§11. The hand follows the engine's operation style (STYLE.md, 
 pokerkit): for every action ``verify_x`` raises :class:`IllegalActionError` with the
 reason, ``can_x`` says yes or no, and ``x`` does it and returns a frozen record that
 is also appended to :attr:`Hand.log`. A refused action changes nothing.
+:meth:`Hand.apply` is the one dispatcher of typed :class:`~chaodipi.log.Action` records
+(bots, replay and the server go through it); the log of actions and events is the one
+record of the hand, from which :attr:`Hand.actions`, :attr:`Hand.bid_log` and each seat's
+events (:meth:`Hand.visible_events`) are read. :meth:`Hand.view` is all a seat is shown.
 
 Actions, by phase:
 
@@ -16,20 +20,50 @@ Actions, by phase:
   may first :meth:`Hand.show_red5` (RULES §11.5).
 - ``OVER`` (settled) or ``REDEAL`` (nobody bid in the first hand).
 
+A whole hand, step by step (the driver, :func:`chaodipi.driver.run_hand`, does this for bots,
+people and the server):
+
 >>> import random
->>> from chaodipi.cards import shuffled_deck
+>>> from chaodipi.cards import parse_cards, shuffled_deck
 >>> from chaodipi.rules import RuleSet
 >>> hand = Hand(RuleSet.preset("standard"), shuffled_deck(random.Random(3)), first_seat=0, dealer=0)
+>>> for _ in range(15):
+...     _ = hand.deal_card()
+>>> hand.possible_bids(2)
+[BidOption(cards=(Card('2c'),), choose=None)]
+>>> hand.bid(2, parse_cards("2c")).valid  # 亮主: North declares clubs with a level card
+True
+>>> hand.can_bid(1, parse_cards("BJ"))  # a joker never declares alone (RULES §9.2)
+False
 >>> hand.deal_all()
->>> hand.phase
-<Phase.COUNTDOWN: 'countdown'>
->>> len(hand.hands[0]), len(hand.kitty)
-(25, 8)
+>>> hand.phase, len(hand.hands[0]), len(hand.kitty)
+(<Phase.COUNTDOWN: 'countdown'>, 25, 8)
+>>> hand.apply(Action.close()).detail  # the countdown ends: the dealer picks up the kitty
+'dealer 0'
+>>> hand.to_act(), len(hand.hands[0]), hand.view(0).legal.bury
+(0, 33, 8)
+>>> hand.bury(0, hand.hands[0][:8]).kind  # 扣底
+<EventKind.BURIED: 'buried'>
+>>> hand.phase, hand.to_act(), hand.view(1).legal.fries  # 炒底: East may fry with its diamond pair
+(<Phase.FRY: 'fry'>, 1, (BidOption(cards=(Card('2d'), Card('2d')), choose=None),))
+>>> while hand.phase == Phase.FRY:
+...     _ = hand.pass_fry(hand.fry_next)
+>>> hand.phase, hand.trump, hand.to_act()
+(<Phase.PLAY: 'play'>, <Suit.CLUBS: 'c'>, 0)
+>>> hand.view(2).hand[:3]  # North's hand, trumps first (5h, jokers, level cards, clubs)
+(Card('5h'), Card('SJ'), Card('2c'))
+>>> from chaodipi.driver import run_hand
+>>> from chaodipi.simulate import RandomPolicy
+>>> run_hand(hand, [RandomPolicy(random.Random(1)).decide] * 4).phase
+<Phase.OVER: 'over'>
+>>> r = hand.result
+>>> r.points == r.trick_points + r.kou_di + sum(d for _, d in r.adjustments)
+True
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -83,6 +117,15 @@ class BidRecord(NamedTuple):
     fry: bool
 
 
+def _passes(check: Callable[..., None], *args: object) -> bool:
+    """Whether ``check(*args)`` raises no :class:`IllegalActionError` (every ``can_x`` is its ``verify_x``)."""
+    try:
+        check(*args)
+    except IllegalActionError:
+        return False
+    return True
+
+
 def seat_side(seat: int, dealer: int) -> Side:
     """The side of a seat in a hand dealt by ``dealer`` (partners sit opposite, RULES §1)."""
     return Side.DEALER if (seat - dealer) % 2 == 0 else Side.SCORING
@@ -106,6 +149,7 @@ class HandResult:
     settlement: Settlement
 
     def to_json(self) -> dict[str, Any]:
+        """The record form of the result (docs/record-format.md)."""
         return {
             "dealer": self.dealer,
             "points": self.points,
@@ -253,6 +297,7 @@ class Hand:
 
     # -- helpers -----------------------------------------------------------------------
     def side_of(self, seat: int) -> Side:
+        """The side of ``seat`` in this hand (the dealer must be known)."""
         assert self.dealer is not None
         return seat_side(seat, self.dealer)
 
@@ -278,10 +323,12 @@ class Hand:
 
     @property
     def dark(self) -> bool:
+        """Whether bids and fries are dark 暗炒 (RULES §10.5)."""
         return self.rules.fry_visibility == FryVisibility.DARK
 
     @property
     def standing(self) -> StandingBid | None:
+        """The bid that stands now (None: no bid, or a flag hand); in dark games nobody is told it."""
         return None if self.bidding is None else self.bidding.standing
 
     def to_act(self) -> int | None:
@@ -311,11 +358,13 @@ class Hand:
 
     # -- the deal (a chance step) -------------------------------------------------------
     def verify_deal_card(self) -> None:
+        """Raise unless a card is left to deal (the deal is a chance step, RULES §9.1)."""
         if self.phase != Phase.DEAL:
             raise IllegalActionError(f"no card to deal in phase {self.phase.value}")
 
     def can_deal_card(self) -> bool:
-        return self.phase == Phase.DEAL
+        """Whether a card is left to deal (:meth:`verify_deal_card` says why not)."""
+        return _passes(self.verify_deal_card)
 
     def deal_card(self) -> Event:
         """Deal the next card to the next seat in play order (RULES §9.1)."""
@@ -412,11 +461,8 @@ class Hand:
                 )
 
     def can_bid(self, player: int, cards: Sequence[Card], choose: str | None = None) -> bool:
-        try:
-            self.verify_bid(player, cards, choose)
-        except IllegalActionError:
-            return False
-        return True
+        """Whether ``player`` may show ``cards`` as a bid now (:meth:`verify_bid` says why not)."""
+        return _passes(self.verify_bid, player, cards, choose)
 
     def bid(self, player: int, cards: Sequence[Card], choose: str | None = None) -> Event:
         """Declare (亮主) or override (反主) with cards from the hand (RULES §9.2–9.3)."""
@@ -467,11 +513,13 @@ class Hand:
         return out
 
     def verify_close_bidding(self) -> None:
+        """Raise unless the declaring countdown is running (after the last card, RULES §9.1)."""
         if self.phase != Phase.COUNTDOWN:
             raise IllegalActionError(f"bidding closes after the deal, not in phase {self.phase.value}")
 
     def can_close_bidding(self) -> bool:
-        return self.phase == Phase.COUNTDOWN
+        """Whether the countdown may end now (:meth:`verify_close_bidding` says why not)."""
+        return _passes(self.verify_close_bidding)
 
     def close_bidding(self) -> Event:
         """The countdown ends: decide the dealer, or redeal, or take trump from the kitty (RULES §9.4–9.5)."""
@@ -516,6 +564,7 @@ class Hand:
         self._record(Event(EventKind.KITTY_TAKEN, seat, taken))
 
     def verify_bury(self, player: int, cards: Sequence[Card]) -> None:
+        """Raise unless ``player`` holds the kitty now and ``cards`` are 8 of their cards (RULES §10.1)."""
         self._check_seat(player)
         if self.phase != Phase.BURY:
             raise IllegalActionError(f"nothing to bury in phase {self.phase.value}")
@@ -527,11 +576,8 @@ class Hand:
             raise IllegalActionError(f"player {player} does not hold {format_cards(cards)}")
 
     def can_bury(self, player: int, cards: Sequence[Card]) -> bool:
-        try:
-            self.verify_bury(player, cards)
-        except IllegalActionError:
-            return False
-        return True
+        """Whether ``player`` may bury ``cards`` now (:meth:`verify_bury` says why not)."""
+        return _passes(self.verify_bury, player, cards)
 
     def bury(self, player: int, cards: Sequence[Card]) -> Event:
         """Bury 8 cards as the kitty (扣底)."""
@@ -595,6 +641,7 @@ class Hand:
         self.fry_next = None
 
     def verify_fry(self, player: int, cards: Sequence[Card], choose: str | None = None) -> None:
+        """Raise unless ``player`` is asked to fry and may fry with ``cards`` (RULES §10.2, §10.5)."""
         self._check_seat(player)
         if self.phase != Phase.FRY:
             raise IllegalActionError(f"no frying in phase {self.phase.value}")
@@ -618,11 +665,8 @@ class Hand:
             raise IllegalActionError(reason)
 
     def can_fry(self, player: int, cards: Sequence[Card], choose: str | None = None) -> bool:
-        try:
-            self.verify_fry(player, cards, choose)
-        except IllegalActionError:
-            return False
-        return True
+        """Whether ``player`` may fry with ``cards`` now (:meth:`verify_fry` says why not)."""
+        return _passes(self.verify_fry, player, cards, choose)
 
     def possible_fries(self, player: int) -> list[BidOption]:
         """The fries ``player`` could make now (each 5h 5h once per choice)."""
@@ -649,6 +693,7 @@ class Hand:
         return ev
 
     def verify_pass_fry(self, player: int) -> None:
+        """Raise unless ``player`` is the one asked to fry now."""
         self._check_seat(player)
         if self.phase != Phase.FRY:
             raise IllegalActionError(f"no frying in phase {self.phase.value}")
@@ -656,11 +701,8 @@ class Hand:
             raise IllegalActionError(f"player {self.fry_next} is asked to fry now, not player {player}")
 
     def can_pass_fry(self, player: int) -> bool:
-        try:
-            self.verify_pass_fry(player)
-        except IllegalActionError:
-            return False
-        return True
+        """Whether ``player`` may decline to fry now (:meth:`verify_pass_fry` says why not)."""
+        return _passes(self.verify_pass_fry, player)
 
     def pass_fry(self, player: int) -> Event:
         """Decline to fry."""
@@ -756,11 +798,8 @@ class Hand:
             raise IllegalActionError(f"not a lead: {exc}") from None
 
     def can_play(self, player: int, cards: Sequence[Card]) -> bool:
-        try:
-            self.verify_play(player, cards)
-        except IllegalActionError:
-            return False
-        return True
+        """Whether ``player`` may play ``cards`` now (:meth:`verify_play` says why not)."""
+        return _passes(self.verify_play, player, cards)
 
     def play(self, player: int, cards: Sequence[Card]) -> Event:
         """Lead, throw or follow. A failed throw is shown, its penalty counted and the forced play made."""
@@ -901,13 +940,11 @@ class Hand:
             raise IllegalActionError("5h 5h was already shown")
 
     def can_show_red5(self, player: int) -> bool:
-        try:
-            self.verify_show_red5(player)
-        except IllegalActionError:
-            return False
-        return True
+        """Whether ``player`` may show 5h 5h now (:meth:`verify_show_red5` says why not)."""
+        return _passes(self.verify_show_red5, player)
 
     def show_red5(self, player: int) -> Event:
+        """Show 5h 5h against the flag hand (RULES §11.5: the flag side fails → it goes back to A)."""
         self.verify_show_red5(player)
         self._record(Action.show_red5(player))
         self.red5_player = player
@@ -967,12 +1004,8 @@ class Hand:
             self.verify_show_red5(player)
 
     def can_apply(self, action: Action) -> bool:
-        """Whether :meth:`apply` would accept ``action``."""
-        try:
-            self.verify_apply(action)
-        except IllegalActionError:
-            return False
-        return True
+        """Whether :meth:`apply` would accept ``action`` (:meth:`verify_apply` says why not)."""
+        return _passes(self.verify_apply, action)
 
     def apply(self, action: Action) -> Event:
         """Make ``action``: the one dispatcher of players' actions (bots, replay, the server).

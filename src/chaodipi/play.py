@@ -37,7 +37,6 @@ __all__ = [
 ]
 
 
-
 # -- tractor matching (RULES §6.4, T) ---------------------------------------------
 
 
@@ -361,6 +360,7 @@ class ThrowResult:
 
     @property
     def penalty_cards(self) -> int:
+        """Cards in the attempted throw, which the penalty counts (RULES §5.2); 0 when the lead stands."""
         return 0 if self.ok else self.lead.size
 
 

@@ -164,10 +164,12 @@ class BidOrder:
 
     @property
     def unordered(self) -> bool:
+        """Whether bids have no strength order (无大小顺序): ``tokens`` is empty."""
         return not self.tokens
 
     @property
     def has_lookback(self) -> bool:
+        """Whether the order lists the look-back bid ``LB`` (回头望/钩回, RULES §9.2)."""
         return "LB" in self.tokens
 
     def rank(self, token: str) -> int:

@@ -264,6 +264,7 @@ class _Work:
         self.events: list[str] = []
 
     def note(self, text: str) -> None:
+        """Add one line to the settlement's explanation (its ``events``)."""
         self.events.append(text)
 
     def advance(self, side: Side, steps: int, *, may_leave: bool, start: Progress | None = None) -> bool:
@@ -324,6 +325,7 @@ class _Work:
             self.note("dealer side passes A and wins the game")
 
     def was_at_last_ace(self, side: Side) -> bool:
+        """Whether ``side`` stood at A of the last circle before this settlement."""
         prog = self.before[side]
         return prog.level == Rank.ACE and prog.circle >= self.rules.circles
 

@@ -56,6 +56,9 @@ class RandomPolicy:
         return Action.play(seat, self.follow(hand, seat) if hand.current else self.lead(hand, seat))
 
     def lead(self, hand: Hand, player: int) -> Sequence[Card]:
+        """A random single-unit lead for ``player``; with chance ``throw_chance`` a second unit of the
+        same suit is added, making a throw (甩牌) that may fail (RULES §5).
+        """
         units = unit_leads(hand.hands[player], hand.trump_order)
         unit = self.rng.choice(units)
         cards = list(unit.cards)
@@ -69,6 +72,9 @@ class RandomPolicy:
         return cards
 
     def follow(self, hand: Hand, player: int) -> Sequence[Card]:
+        """A random legal follow (RULES §6): one of the first 64 legal choices of the led suit's cards,
+        filled up with random other cards when that suit runs short.
+        """
         rule = hand.follow_rule(player)
         assert rule is not None
         parts: list[tuple[Card, ...]] = []

@@ -256,6 +256,7 @@ class TrumpOrder:
         return self.effective[card.index]
 
     def is_trump(self, card: Card) -> bool:
+        """Whether ``card`` is a trump (主) in this hand (RULES §3.1)."""
         return self.effective[card.index] == TRUMP
 
     def order_of(self, card: Card) -> int:

@@ -62,6 +62,9 @@ class TerminalGame:
 
     # -- input -------------------------------------------------------------------------------
     def ask(self, prompt: str, view: View) -> str:
+        """The player's next line for ``prompt``, stripped; ``?``, ``hint`` and ``history`` are answered on
+        the way, and ``quit`` or the end of input raises :class:`Quit`.
+        """
         self._completions = sorted({str(c) for c in view.hand}) + list(COMMANDS)
         while True:
             try:
@@ -82,10 +85,12 @@ class TerminalGame:
             return text
 
     def completer(self, text: str, state: int) -> str | None:
+        """The readline completer: the ``state``-th card of the hand or command starting with ``text``, or None."""
         matches = [c for c in self._completions if c.lower().startswith(text.lower())]
         return matches[state] if state < len(matches) else None
 
     def suggest(self, view: View) -> str:
+        """The rules bot's choice for ``view`` as text: the cards (and the trump a 5h 5h bid names), or ``pass``."""
         action = self.advisor.act(view)
         if action is None:
             return "pass"
@@ -93,6 +98,7 @@ class TerminalGame:
 
     # -- display -----------------------------------------------------------------------------
     def show_hand(self, view: View) -> None:
+        """Print South's hand by effective suit, trump first, in the order the view may know."""
         hand = self.hand
         assert hand is not None
         by_suit: dict[str, list[Card]] = {}
@@ -105,6 +111,7 @@ class TerminalGame:
                 self.write(f"  {suit_words(suit):16} {format_cards(by_suit[suit])}")
 
     def show_table(self, view: View) -> None:
+        """Print the level, trump, dealer (庄家), the scoring side's points, both teams' levels and the open trick."""
         g = self.game
         levels = f"levels 级: 南北 {g.progress[0]}, 东西 {g.progress[1]}"
         trump = view.trump if view.trump is not None else "?"
@@ -115,6 +122,7 @@ class TerminalGame:
             self.write("  on the table: " + "  ".join(f"{SHORT[p]}:{format_cards(c)}" for p, c in view.current_trick))
 
     def show_legal(self, view: View) -> None:
+        """Print what South may do now: the follows, leads, bids or fries, or how many cards to bury."""
         legal = view.legal
         if legal.follows:
             more = " …" if legal.more_follows else ""
@@ -130,6 +138,7 @@ class TerminalGame:
             self.write(f"bury any {legal.bury} cards of your hand")
 
     def show_history(self) -> None:
+        """Print the finished tricks of this hand: the plays, the winner and the points."""
         hand = self.hand
         if hand is None or not hand.tricks:
             self.write("no tricks yet")
@@ -300,6 +309,7 @@ class TerminalGame:
             )
 
     def run(self) -> int:
+        """Play hands until the game is over, the hand limit is reached or the player quits; return 0."""
         played = 0
         try:
             while not self.game.over and (self.max_hands is None or played < self.max_hands):

@@ -68,12 +68,14 @@ class Unit:
 
     @property
     def pairs(self) -> int:
+        """Pairs in the unit: 1 for a pair, a tractor's length, 3 for an FTK pair, 0 for a single or an FTK."""
         if self.kind == UnitKind.SINGLE or self.kind == UnitKind.FTK:
             return 0
         return len(self.cards) // 2
 
     @property
     def size(self) -> int:
+        """The number of cards."""
         return len(self.cards)
 
     def __str__(self) -> str:
@@ -94,14 +96,17 @@ class Format:
 
     @property
     def is_throw(self) -> bool:
+        """Whether the lead is a throw (甩牌): several units of one effective suit (RULES §5.1)."""
         return len(self.units) > 1
 
     @property
     def cards(self) -> tuple[Card, ...]:
+        """All the lead's cards, unit by unit."""
         return tuple(c for u in self.units for c in u.cards)
 
     @property
     def size(self) -> int:
+        """The number of cards in the lead."""
         return sum(len(u.cards) for u in self.units)
 
     @property
@@ -116,10 +121,12 @@ class Format:
 
     @property
     def ftk_count(self) -> int:
+        """FTKs (5·10·K) in the lead, not counting FTK pairs (RULES §4.2)."""
         return sum(1 for u in self.units if u.kind == UnitKind.FTK)
 
     @property
     def ftk_pair_count(self) -> int:
+        """FTK pairs (both 5s, 10s and Ks of one suit) in the lead (RULES §4.2)."""
         return sum(1 for u in self.units if u.kind == UnitKind.FTK_PAIR)
 
     @property

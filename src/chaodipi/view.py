@@ -63,6 +63,7 @@ class TrickRecord:
     points: int
 
     def to_json(self) -> dict[str, Any]:
+        """The wire form: ``{"leader": 0, "plays": [[0, "Ah"], …], "winner": 2, "points": 10}``."""
         return {
             "leader": self.leader,
             "plays": [[p, _cards_json(c)] for p, c in self.plays],
@@ -72,6 +73,7 @@ class TrickRecord:
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> TrickRecord:
+        """Read :meth:`to_json`'s form; bad card text raises :class:`~chaodipi.log.ActionError`."""
         plays = tuple((int(p), _read_cards(c)) for p, c in obj["plays"])
         return cls(int(obj["leader"]), plays, int(obj["winner"]), int(obj["points"]))
 
@@ -88,6 +90,7 @@ class BidOption:
         return Action.fry(seat, self.cards, self.choose) if fry else Action.bid(seat, self.cards, self.choose)
 
     def to_json(self) -> dict[str, Any]:
+        """The wire form: ``{"cards": "5h 5h", "choose": "s"}`` (``choose`` only when set)."""
         out: dict[str, Any] = {"cards": _cards_json(self.cards)}
         if self.choose is not None:
             out["choose"] = self.choose
@@ -95,6 +98,7 @@ class BidOption:
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> BidOption:
+        """Read :meth:`to_json`'s form; bad card text raises :class:`~chaodipi.log.ActionError`."""
         return cls(_read_cards(obj["cards"]), obj.get("choose"))
 
 
@@ -110,6 +114,7 @@ class BidEntry:
     valid: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
+        """The wire form: ``player`` and ``fry``, then ``cards``, ``choose`` and ``valid`` when known."""
         out: dict[str, Any] = {"player": self.player, "fry": self.fry}
         if self.cards is not None:
             out["cards"] = _cards_json(self.cards)
@@ -121,6 +126,9 @@ class BidEntry:
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> BidEntry:
+        """Read :meth:`to_json`'s form (missing fields are hidden); bad card text raises
+        :class:`~chaodipi.log.ActionError`.
+        """
         cards = obj.get("cards")
         return cls(
             int(obj["player"]),
@@ -194,6 +202,9 @@ class Legal:
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> Legal:
+        """Read :meth:`to_json`'s form (missing fields mean nothing to do); bad card text raises
+        :class:`~chaodipi.log.ActionError`.
+        """
         return cls(
             bids=tuple(BidOption.from_json(b) for b in obj.get("bids", [])),
             fries=tuple(BidOption.from_json(b) for b in obj.get("fries", [])),

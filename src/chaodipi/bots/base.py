@@ -41,6 +41,7 @@ class DecisionTimer:
     times: list[list[float]] = field(default_factory=lambda: [[], [], [], []])
 
     def timed(self, seat: int, fn: Callable[[], Action | None]) -> Action | None:
+        """Call ``fn`` and return its action, adding its seconds to ``seat``'s times (also when it raises)."""
         start = time.perf_counter()
         try:
             return fn()

@@ -38,6 +38,11 @@ class Knowledge:
 
     @classmethod
     def from_view(cls, view: View) -> Knowledge:
+        """Count the cards from what ``view`` shows: its hand, the tricks, the kitty if seen, and the bids.
+
+        A follower is marked void in the led suit (RULES §6.1) when it played fewer cards of that
+        effective suit than the lead held.
+        """
         trump_order = order_of_view(view)
         unseen: Counter[Card] = Counter({c: 2 for c in Card.ALL})
         for c in view.hand:
@@ -69,10 +74,12 @@ class Knowledge:
         return cls(view.seat, trump_order, unseen, voids, view.hand_sizes, kitty_known, shown)
 
     def unseen_of_suit(self, suit: str) -> list[Card]:
+        """The unseen cards of effective suit ``suit`` (``"trump"`` or ``s``/``h``/``c``/``d``), each copy listed."""
         effective = self.trump_order.effective
         return [c for c, n in self.unseen.items() if effective[c.index] == suit for _ in range(n)]
 
     def trumps_out(self) -> int:
+        """How many trumps (主) this player has not seen: in the other hands or the hidden kitty."""
         return sum(n for c, n in self.unseen.items() if self.trump_order.effective[c.index] == TRUMP)
 
 

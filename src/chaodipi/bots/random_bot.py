@@ -19,6 +19,9 @@ class RandomBot:
         self.bid_chance = bid_chance
 
     def act(self, view: View) -> Action | None:
+        """A random legal action: shows 5h 5h when it may, bids with chance ``bid_chance``, and
+        otherwise buries, fries or passes, and plays at random among what the view lists.
+        """
         legal = view.legal
         rng = self.rng
         if view.legal.show_red5:

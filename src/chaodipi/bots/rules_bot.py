@@ -345,6 +345,9 @@ class RulesBot:
         self.rng = random.Random(seed)
 
     def act(self, view: View) -> Action | None:
+        """The rules bot's action: shows 5h 5h when it may, then bids, buries, fries and plays by the
+        rules of thumb of the module docstring; None means no bid.
+        """
         legal = view.legal
         if view.legal.show_red5:
             return Action.show_red5(view.seat)  # showing 5h 5h can only help the scoring side (RULES §11.5)

@@ -140,6 +140,12 @@ class SearchBot:
         self.bury_budget = min(0.8, 3 * self.budget)
 
     def act(self, view: View) -> Action | None:
+        """The search bot's action for the view, within its time budget; it shows 5h 5h when it may.
+
+        Plays race the rules bot's top candidates over sampled deals. Once the dealer is known, the
+        burial (not in a flag hand), a bid at the countdown and open fries are judged on sampled
+        deals too; the rest (bids during the deal, dark fries) are the rules bot's choice.
+        """
         if view.legal.show_red5:
             return Action.show_red5(view.seat)  # showing 5h 5h can only help the scoring side (RULES §11.5)
         if view.phase == Phase.BURY and view.dealer is not None and view.level != "flag":
