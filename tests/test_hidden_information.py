@@ -8,6 +8,7 @@ not see, and every refused operation, in every phase, leaves the hand as it was.
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from collections.abc import Callable
@@ -386,7 +387,9 @@ def test_no_view_shows_what_its_seat_may_not_see(preset: str, seed: int) -> None
 
     def step(h: Hand) -> None:
         for seat in range(4):
-            check_view(h, seat, h.view(seat, legal=seat == h.to_act()))
+            view = h.view(seat, legal=seat == h.to_act())
+            check_view(h, seat, view)
+            assert View.from_json(json.loads(json.dumps(view.to_json()))) == view  # the wire form is exact
 
     drive(hand, rng, step)
 
