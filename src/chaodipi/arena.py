@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import random
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
@@ -154,17 +154,46 @@ def run_arena(
     seed: int = 1,
     jobs: int = 1,
     options: dict[str, dict[str, float]] | None = None,
+    on_progress: Callable[[int, int, int], None] | None = None,
 ) -> ArenaResult:
-    """Play ``deals`` duplicate deals between two bots, spread over ``jobs`` processes."""
+    """Play ``deals`` duplicate deals between two bots, spread over ``jobs`` processes.
+
+    ``on_progress(hands_done, hands_total, a_wins)``, when given, is called in this process each
+    time a deal's two hands come in (in deal order, also with ``jobs`` > 1), with the running
+    totals: the command line draws its progress bar with it. The arena itself draws nothing.
+
+    >>> seen = []
+    >>> result = run_arena("random", "random", deals=2, on_progress=lambda *p: seen.append(p))
+    >>> [p[:2] for p in seen]
+    [(2, 4), (4, 4)]
+    >>> seen[-1][2] == result.a_wins
+    True
+    """
+    if deals < 1:
+        raise ValueError(f"deals must be at least 1, not {deals}")
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, not {jobs}")
     opts = options or {}
     tasks = [(bot_a, bot_b, preset, seed, d, opts) for d in range(deals)]
-    if jobs > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            results = list(pool.map(play_deal, tasks, chunksize=max(1, deals // (jobs * 8))))
+    results: list[DealResult] = []
+    wins = 0
+
+    def collect(deal_results: Iterable[DealResult]) -> None:
+        nonlocal wins
+        for r in deal_results:  # as each comes in, so that the progress is live
+            results.append(r)
+            wins += r.a_wins
+            if on_progress is not None:
+                on_progress(2 * len(results), 2 * deals, wins)
+
+    workers = min(jobs, deals)  # more processes than deals would only sit idle
+    if workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            # One deal at a time: a deal takes far longer than sending it, and the progress stays live.
+            collect(pool.map(play_deal, tasks))
     else:
-        results = [play_deal(t) for t in tasks]
+        collect(map(play_deal, tasks))
     hands = 2 * len(results)
-    wins = sum(r.a_wins for r in results)
     margins = [m for r in results for m in r.margins]
     return ArenaResult(
         bot_a,

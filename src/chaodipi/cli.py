@@ -1,16 +1,28 @@
-"""The ``chaodipi`` command: ``referee``, ``demo`` and friends."""
+"""The ``chaodipi`` command: ``referee``, ``demo`` and friends.
+
+Every numeric option is checked when the command line is read (a usage error, exit status 2):
+counts (``--deals``, ``--games``, ``--hands``, ``--jobs``) are whole numbers of at least 1, seeds
+whole numbers of at least 0 (Python's generator would take -5 for 5), ``--budget`` a positive
+number of seconds and ``--level`` a rank 2..A. ``arena`` and ``simulate`` draw a progress bar on
+stderr when it is a terminal and :mod:`rich` is installed (the ``tui`` extra); piped, they write
+no bar and no control characters.
+"""
 
 from __future__ import annotations
 
 import argparse
 import io
 import json
+import math
+import os
 import random
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
-from chaodipi.cards import SUITS, Rank, Suit, format_cards, shuffled_deck
+from chaodipi.cards import SUITS, CardError, Rank, Suit, format_cards, shuffled_deck
 from chaodipi.play import check_throw
 from chaodipi.record import RecordError, describe_game, game_record, load_record, replay
 from chaodipi.referee import run_lines
@@ -19,7 +31,136 @@ from chaodipi.simulate import simulate_game
 from chaodipi.trump import EFFECTIVE_SUITS, TrumpOrder, suit_words, trump_words
 from chaodipi.units import UnitKind, decompose
 
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
 SEATS = ("南 South", "东 East", "北 North", "西 West")
+
+
+class CommandError(Exception):
+    """A command could not do its work (a folder it cannot write, say); :func:`main` prints
+    ``chaodipi: <reason>`` once and exits with status 2."""
+
+
+# -- checked option values: argparse prints "argument --deals: ..." with the usage, exit status 2
+
+
+def _whole(text: str, least: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = least - 1
+    if value < least:
+        raise argparse.ArgumentTypeError(f"must be a whole number, at least {least}, not {text!r}")
+    return value
+
+
+def count_option(text: str) -> int:
+    """A count option (``--deals``, ``--games``, ``--hands``, ``--jobs``): a whole number, at least 1.
+
+    >>> count_option("3")
+    3
+    >>> count_option("0")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: must be a whole number, at least 1, not '0'
+    """
+    return _whole(text, 1)
+
+
+def seed_option(text: str) -> int:
+    """A seed: a whole number, at least 0 (``random.Random`` would take -5 for 5, so negatives are refused).
+
+    >>> seed_option("0")
+    0
+    >>> seed_option("-1")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: must be a whole number, at least 0, not '-1'
+    """
+    return _whole(text, 0)
+
+
+def seconds_option(text: str) -> float:
+    """A time budget: a positive, finite number of seconds.
+
+    >>> seconds_option("0.25")
+    0.25
+    >>> seconds_option("0")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: must be a number of seconds greater than 0, such as 0.25, not '0'
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds greater than 0, such as 0.25, not {text!r}")
+    return value
+
+
+def level_option(text: str) -> Rank:
+    """A level: a rank 2..A, written ``2``..``9``, ``T`` or ``10``, ``J``, ``Q``, ``K`` or ``A``.
+
+    >>> level_option("10").symbol
+    'T'
+    """
+    try:
+        return Rank.parse(text)
+    except CardError:
+        raise argparse.ArgumentTypeError(
+            f"must be a level from 2 to A (2..9, T or 10, J, Q, K, A), not {text!r}"
+        ) from None
+
+
+# -- progress on a terminal (rich is optional: without it, or piped, the commands draw nothing)
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # a stand-in without isatty, or a closed stream
+        return False
+
+
+def _rich_progress(unit: str) -> Progress | None:
+    """A rich progress bar for stderr, or None when stderr is no terminal or rich is missing."""
+    if not _isatty(sys.stderr):  # piped: no bar, whatever FORCE_COLOR or TTY_COMPATIBLE say
+        return None
+    try:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    except ImportError:  # the tui extra is not installed
+        return None
+    console = Console(stderr=True)  # rich honours NO_COLOR and TERM=dumb by itself
+    if not console.is_interactive:
+        return None
+    return Progress(
+        TextColumn("{task.description}", markup=False),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn(unit, markup=False),
+        TextColumn("{task.fields[note]}", markup=False),
+        TimeRemainingColumn(),
+        TextColumn("left"),
+        console=console,
+        transient=True,  # the result follows; the finished bar would only repeat it
+        # Lines printed on a terminal stdout meanwhile go above the bar; a file or pipe gets them untouched.
+        redirect_stdout=_isatty(sys.stdout),
+    )
+
+
+@contextmanager
+def progress_bar(description: str, total: int, unit: str) -> Iterator[Callable[[int, str], None]]:
+    """Show a progress bar on stderr while the block runs; yield ``update(done, note)``.
+
+    Where no bar can be drawn (stderr piped, or rich missing) ``update`` does nothing.
+    """
+    bar = _rich_progress(unit)
+    if bar is None:
+        yield lambda done, note: None
+        return
+    task = bar.add_task(description, total=total, note="")
+    with bar:
+        yield lambda done, note: bar.update(task, completed=done, note=note)
 
 
 def _cmd_referee(args: argparse.Namespace) -> int:
@@ -37,7 +178,7 @@ def _cmd_referee(args: argparse.Namespace) -> int:
 def _cmd_demo(args: argparse.Namespace) -> int:
     rules = RuleSet.preset(args.preset)
     rng = random.Random(args.seed)
-    level = Rank.parse(args.level) if args.level else Rank(rng.randint(2, 14))
+    level = args.level if args.level is not None else Rank(rng.randint(2, 14))
     trump: Suit | None
     if args.trump:
         trump = None if args.trump == "nt" else Suit(args.trump)
@@ -75,13 +216,26 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 def _cmd_simulate(args: argparse.Namespace) -> int:
     rules = RuleSet.preset(args.preset)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    for i in range(args.games):
-        seed = args.seed + i
-        game = simulate_game(rules, seed)
-        path = out / f"{rules.name}-seed{seed}.json"
-        path.write_text(json.dumps(game_record(game), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-        print(f"{path}: {len(game.hands)} hands, team {game.winner} wins")
+
+    def cannot_write(exc: OSError) -> CommandError:
+        reason = "it is a file, not a folder" if out.exists() and not out.is_dir() else (exc.strerror or str(exc))
+        return CommandError(f"cannot write records to {out}: {reason}")
+
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise cannot_write(exc) from None
+    with progress_bar(f"simulate {rules.name}", args.games, "games written") as update:
+        for i in range(args.games):
+            game_seed = args.seed + i
+            game = simulate_game(rules, game_seed)
+            path = out / f"{rules.name}-seed{game_seed}.json"
+            try:
+                path.write_text(json.dumps(game_record(game), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+            except OSError as exc:  # only the record's own writing: a closed stdout is main's business
+                raise cannot_write(exc) from None
+            print(f"{path}: {len(game.hands)} hands, team {game.winner} wins")
+            update(i + 1, "")
     return 0
 
 
@@ -115,16 +269,29 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
 
 
 def _cmd_arena(args: argparse.Namespace) -> int:
-    from chaodipi.arena import run_arena
+    from chaodipi.arena import run_arena, wilson
     from chaodipi.bots import BOT_NAMES
 
     for name in (args.bot_a, args.bot_b):
         if name not in BOT_NAMES:
             raise ValueError(f"unknown bot {name!r}; the bots are {', '.join(BOT_NAMES)}")
     options = {"search": {"budget": args.budget}}
-    result = run_arena(
-        args.bot_a, args.bot_b, preset=args.preset, deals=args.deals, seed=args.seed, jobs=args.jobs, options=options
-    )
+    with progress_bar(f"{args.bot_a} vs {args.bot_b}", 2 * args.deals, "hands") as update:
+
+        def on_progress(done: int, total: int, a_wins: int) -> None:
+            lo, hi = wilson(a_wins, done)
+            update(done, f"{args.bot_a} won {a_wins / done:.1%} (Wilson 95%: {lo:.1%}–{hi:.1%})")
+
+        result = run_arena(
+            args.bot_a,
+            args.bot_b,
+            preset=args.preset,
+            deals=args.deals,
+            seed=args.seed,
+            jobs=args.jobs,
+            options=options,
+            on_progress=on_progress,
+        )
     print(result.report())
     return 0
 
@@ -143,15 +310,15 @@ def build_parser() -> argparse.ArgumentParser:
     ref.set_defaults(func=_cmd_referee)
     demo = sub.add_parser("demo", help="deal a random hand and show the hands, trump order and leads")
     demo.add_argument("--preset", default="standard", choices=PRESET_NAMES)
-    demo.add_argument("--seed", type=int, default=1)
-    demo.add_argument("--level", help="the hand's level (2..A); random if left out")
+    demo.add_argument("--seed", type=seed_option, default=1, help="a whole number, at least 0 (default 1)")
+    demo.add_argument("--level", type=level_option, help="the hand's level (2..A); random if left out")
     demo.add_argument("--trump", choices=["s", "h", "c", "d", "nt"], help="trump suit; random if left out")
     demo.set_defaults(func=_cmd_demo)
     sim = sub.add_parser("simulate", help="play games with random legal actions and write their records")
     sim.add_argument("--preset", default="standard", choices=PRESET_NAMES)
-    sim.add_argument("--games", type=int, default=1)
-    sim.add_argument("--seed", type=int, default=1, help="game i uses seed + i")
-    sim.add_argument("--out", default="records")
+    sim.add_argument("--games", type=count_option, default=1, help="how many games, at least 1 (default 1)")
+    sim.add_argument("--seed", type=seed_option, default=1, help="at least 0 (default 1); game i uses seed + i")
+    sim.add_argument("--out", default="records", help="the folder to write the records to (default records)")
     sim.set_defaults(func=_cmd_simulate)
     rep = sub.add_parser("replay", help="re-check a record against the rules and print the game hand by hand")
     rep.add_argument("files", nargs="+")
@@ -164,22 +331,27 @@ def build_parser() -> argparse.ArgumentParser:
     rep.set_defaults(func=_cmd_replay)
     sp = sub.add_parser("selfplay", help="play a game with random legal actions and print its log")
     sp.add_argument("--preset", default="standard", choices=PRESET_NAMES)
-    sp.add_argument("--seed", type=int, default=1)
+    sp.add_argument("--seed", type=seed_option, default=1, help="a whole number, at least 0 (default 1)")
     sp.set_defaults(func=_cmd_selfplay)
     ar = sub.add_parser("arena", help="two bots on duplicate deals with the teams swapped")
     ar.add_argument("bot_a")
     ar.add_argument("bot_b")
     ar.add_argument("--preset", default="standard", choices=PRESET_NAMES)
-    ar.add_argument("--deals", type=int, default=100)
-    ar.add_argument("--seed", type=int, default=1)
-    ar.add_argument("--jobs", type=int, default=1)
-    ar.add_argument("--budget", type=float, default=0.25, help="the search bot's seconds per decision")
+    ar.add_argument("--deals", type=count_option, default=100, help="duplicate deals, at least 1 (default 100)")
+    ar.add_argument("--seed", type=seed_option, default=1, help="a whole number, at least 0 (default 1)")
+    ar.add_argument("--jobs", type=count_option, default=1, help="processes, at least 1 (default 1)")
+    ar.add_argument(
+        "--budget",
+        type=seconds_option,
+        default=0.25,
+        help="the search bot's seconds per decision, above 0 (default 0.25)",
+    )
     ar.set_defaults(func=_cmd_arena)
     pl = sub.add_parser("play", help="play a game in the terminal against three bots")
     pl.add_argument("--preset", default="standard", choices=PRESET_NAMES)
     pl.add_argument("--bot", default="rules", choices=["random", "rules", "search"])
-    pl.add_argument("--seed", type=int, default=None)
-    pl.add_argument("--hands", type=int, default=None, help="stop after this many hands")
+    pl.add_argument("--seed", type=seed_option, default=None, help="a whole number, at least 0; random if left out")
+    pl.add_argument("--hands", type=count_option, default=None, help="stop after this many hands (at least 1)")
     pl.set_defaults(func=_cmd_play)
     return parser
 
@@ -187,19 +359,28 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``chaodipi`` command on ``argv`` (the process's arguments when None); return the exit status.
 
-    A bad rule or value prints ``chaodipi: <reason>`` on stderr and gives 2; a closed output pipe
-    (``| head``) ends quietly with 0.
+    A bad option is a usage error: argparse prints it with the usage and exits with 2. A bad rule
+    or value, or a command that cannot do its work, prints ``chaodipi: <reason>`` on stderr once
+    and gives 2; a closed output pipe (``| head``) ends quietly with 0, Ctrl-C with 130.
     """
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.func(args))
-    except (RuleError, ValueError) as exc:
+    except (CommandError, RuleError, ValueError) as exc:
         print(f"chaodipi: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into head and the like
-        sys.stderr.close()
+        _silence_stdout()
         return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device, so that flushing it at exit does not fail again."""
+    with suppress(OSError, ValueError):  # a stand-in stream with no file behind it
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 if __name__ == "__main__":  # pragma: no cover
