@@ -28,10 +28,17 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest
 
+# The referee scenarios kept in the repository, with the repository's checker; then, when
+# $(SHARED) is beside the project, its scenarios too (they may be newer), with its checker.
+CHECKER := tests/scenarios/referee_check.py
 referee: $(STAMP)
-	@if [ -f $(SHARED)/tools/referee_check.py ]; then \
-	  $(BIN)/python $(SHARED)/tools/referee_check.py --cmd "$(BIN)/chaodipi referee" $(SHARED)/scenarios/*.jsonl; \
-	else echo "no $(SHARED)/tools/referee_check.py: public scenarios skipped"; fi
+	@echo "referee scenarios: tests/scenarios"
+	@$(BIN)/python $(CHECKER) --cmd "$(BIN)/chaodipi referee" tests/scenarios/*.jsonl
+	@if ls $(SHARED)/scenarios/*.jsonl >/dev/null 2>&1; then \
+	  checker=$(SHARED)/tools/referee_check.py; [ -f $$checker ] || checker=$(CHECKER); \
+	  echo "referee scenarios: $(SHARED)/scenarios"; \
+	  $(BIN)/python $$checker --cmd "$(BIN)/chaodipi referee" $(SHARED)/scenarios/*.jsonl; \
+	else echo "no $(SHARED)/scenarios: only the scenarios in tests/scenarios were run"; fi
 
 test: lint typecheck referee unit
 

@@ -1,4 +1,4 @@
-"""The referee contract (../shared/REFEREE.md): public scenarios, bad input, the command."""
+"""The referee contract (docs/referee.md): public scenarios, bad input, the command."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 
 from chaodipi.referee import answer
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-SCENARIOS = sorted((SHARED / "scenarios").glob("*.jsonl")) if SHARED.is_dir() else []
+# the project's copies (tests/scenarios, kept in step with ../shared/scenarios by test_scenarios_in_step)
+SCENARIOS = sorted((Path(__file__).resolve().parent / "scenarios").glob("*.jsonl"))
 
 
 def _cases() -> list[tuple[str, dict[str, Any]]]:
@@ -29,7 +29,6 @@ def _norm(text: str) -> list[str]:
     return sorted(text.split())
 
 
-@pytest.mark.skipif(not SCENARIOS, reason="../shared/scenarios is not beside the project")
 @pytest.mark.parametrize("where, case", _cases(), ids=[w for w, _ in _cases()])
 def test_public_scenario(where: str, case: dict[str, Any]) -> None:
     want = case.pop("expect")
