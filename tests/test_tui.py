@@ -203,6 +203,7 @@ def test_ctrl_c_leaves_cleanly_and_no_color_is_respected() -> None:
     term = Terminal("--seed", "5", env={"TERM": "xterm-256color", "NO_COLOR": "1"})
     deadline = time.time() + 60
     assert term.until_prompt(deadline) is not None
+    time.sleep(0.5)  # (readline is reading by then, as when a person presses Ctrl-C at the prompt)
     os.write(term.main_fd, b"\x03")  # Ctrl-C at the prompt
     term.drain(deadline)
     code = term.close()

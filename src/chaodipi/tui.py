@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable
 
 from rich.console import Console
+from rich.table import Table
 from rich.text import Text
 
 from chaodipi.bots import make_bot
@@ -181,10 +182,11 @@ class TerminalGame:
         marked = list(self.picked_up) if view.phase == Phase.BURY else []
         title = "your hand 你的牌" + (" (* = from the kitty 底牌)" if marked else "") + ":"
         self.write(title)
+        table = Table(box=None, show_header=False, padding=(0, 1, 0, 2))  # widths by terminal cells (CJK)
         for suit in EFFECTIVE_SUITS:
             if suit not in by_suit:
                 continue
-            line = Text(f"  {suit_words(suit):<14} ")
+            line = Text()
             for c in by_suit[suit]:
                 if c in marked:
                     marked.remove(c)
@@ -192,7 +194,8 @@ class TerminalGame:
                 else:
                     line.append(str(c), style="red" if c.suit and c.suit.value in "hd" else "")
                 line.append(" ")
-            self.write(line)
+            table.add_row(Text(suit_words(suit), no_wrap=True), line)
+        self.console.print(table)
 
     def show_legal(self, view: View) -> None:
         """What South may do now: the follows, leads, bids or fries, or how many cards to bury."""
@@ -322,9 +325,14 @@ class TerminalGame:
         elif hand.kitty:
             rows.append((f"kitty 底牌 {res.kitty_points} kept by the dealer side 保底", 0))
         rows.extend((_seat_words(why), delta) for why, delta in res.adjustments)
+        table = Table(box=None, show_header=False, padding=(0, 1, 0, 2))
+        table.add_column(ratio=1)
+        table.add_column(justify="right", no_wrap=True)
         for label, value in rows:
-            self.write(f"  {label:<46} {value:+5d}")
-        self.write(Text(f"  {'total p 总分':<44} {res.points:5d}   (threshold 门槛 {s.threshold})", style="bold"))
+            table.add_row(label, f"{value:+d}")
+        table.add_row(Text("total p 总分", style="bold"), Text(f"{res.points}", style="bold"))
+        self.console.print(table)
+        self.write(f"  threshold 门槛 {s.threshold}")
         if s.table is Side.SCORING:
             self.write(f"  → the scoring side takes the table 换庄: {TEAMS[steam]} deal next")
         else:
