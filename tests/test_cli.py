@@ -16,7 +16,7 @@ def test_simulate_then_replay(tmp_path: Path, preset: str, capsys: pytest.Captur
     files = sorted(tmp_path.glob("*.json"))
     assert len(files) == 2
     record = json.loads(files[0].read_text(encoding="utf-8"))
-    assert record["format"] == "chaodipi-record/1" and record["seed"] == 4 and record["winner"] in (0, 1)
+    assert record["format"] == "chaodipi-record/2" and record["seed"] == 4 and record["winner"] in (0, 1)
     capsys.readouterr()
     assert main(["replay", *map(str, files)]) == 0
     out = capsys.readouterr().out
@@ -27,7 +27,8 @@ def test_replay_reports_a_broken_record(tmp_path: Path, capsys: pytest.CaptureFi
     main(["simulate", "--games", "1", "--seed", "8", "--out", str(tmp_path)])
     path = next(tmp_path.glob("*.json"))
     record = json.loads(path.read_text(encoding="utf-8"))
-    record["seed"] += 1  # another shuffle: the recorded actions no longer fit
+    deal = record["hands"][0]["deal"]
+    record["hands"][0]["deal"] = deal[2:] + deal[:2]  # another deal: the recorded actions no longer fit
     path.write_text(json.dumps(record), encoding="utf-8")
     assert main(["replay", "--quiet", str(path)]) == 1
     assert "hand 1" in capsys.readouterr().err

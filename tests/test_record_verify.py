@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import io
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -28,8 +29,10 @@ from chaodipi.hand import Action, Phase
 from chaodipi.record import (
     MAX_ACTIONS_PER_HAND,
     RecordError,
+    format_deal,
     game_record,
     load_record,
+    parse_deal,
     replay,
     unfinished_at,
 )
@@ -87,6 +90,17 @@ def middle(record: Record) -> int:
     """A played hand that is neither the first nor the last hand."""
     last = len(record["hands"]) - 1
     return next(i for i, h in enumerate(record["hands"]) if 0 < i < last and isinstance(h["result"], dict))
+
+
+def after_a_dealer(record: Record) -> int:
+    """A hand dealt once a dealer is known (after a played hand): its first card goes to the dealer."""
+    return next(i for i in range(1, len(record["hands"])) if isinstance(record["hands"][i - 1]["result"], dict))
+
+
+def as_format_1(record: Record) -> Record:
+    """The same record in format 1: no deals (the seed deals every hand)."""
+    hands = [{k: v for k, v in h.items() if k != "deal"} for h in record["hands"]]
+    return {**record, "format": "chaodipi-record/1", "hands": hands}
 
 
 def first_play(record: Record, i: int) -> int:
@@ -266,6 +280,30 @@ def _redeal_result(r: Record) -> None:
     r["hands"][played(r)]["result"] = "redeal"
 
 
+def _later_first_seat(r: Record) -> None:
+    h = r["hands"][after_a_dealer(r)]
+    h["first_seat"] = (h["first_seat"] + 1) % 4
+
+
+def _first_hand_first_seat(r: Record) -> None:
+    h = r["hands"][0]
+    h["first_seat"] = (h["first_seat"] + 1) % 4
+
+
+def _swap_dealt_cards(r: Record) -> None:
+    """Swap two different cards dealt to two different seats in a played hand: the deal stays two decks."""
+    h = r["hands"][played(r)]
+    cards = [h["deal"][2 * k : 2 * k + 2] for k in range(108)]
+    j = next(j for j in range(1, 100) if j % 4 != 0 and cards[j] != cards[0])
+    cards[0], cards[j] = cards[j], cards[0]
+    h["deal"] = "".join(cards)
+
+
+def _third_copy(r: Record) -> None:
+    h = r["hands"][played(r)]
+    h["deal"] = h["deal"][2:4] + h["deal"][2:]  # the second card twice over, the first card once less
+
+
 TAMPERINGS: dict[str, tuple[Tamper, str]] = {
     "cut the last actions of a hand": (
         _cut_actions(),
@@ -284,10 +322,13 @@ TAMPERINGS: dict[str, tuple[Tamper, str]] = {
     "change a dealer": (_in_played("dealer", lambda d: (d + 1) % 4), r"^hand \d+: dealer: the record says \d"),
     "dealer null": (_in_played("dealer", lambda d: None), r"^hand \d+: dealer: the record says null"),
     "change a number": (_in_played("number", lambda n: n + 1), r"^hand \d+: number: the record says \d+, expected"),
-    "change a first seat": (
-        _in_played("first_seat", lambda s: (s + 1) % 4),
-        r"^hand \d+: first_seat: the record says \d, the seed deals from \d",
+    "change a first seat after a dealer is known": (
+        _later_first_seat,
+        r"^hand \d+: first_seat: the record says \d, the first card goes to the dealer, \d$",
     ),
+    "deal the first hand from another seat": (_first_hand_first_seat, r"^hand 1(, action \d+ \(.*\))?: "),
+    "swap two dealt cards between seats": (_swap_dealt_cards, r"^hand \d+, action \d+ \(.*\): "),
+    "a third copy of a card in a deal": (_third_copy, r"^hand \d+: deal: not two decks \(each card twice\): "),
     "change the final levels": (_set(("levels", 0, "circle"), 7), r"^levels\[0\]\.circle: the record says 7"),
     "change a final level": (_set(("levels", 1, "level"), "3"), r'^levels\[1\]\.level: the record says "3"'),
     "flip the winner": (lambda r: r.__setitem__("winner", 1 - r["winner"]), r"^winner: the record says [01]"),
@@ -321,7 +362,6 @@ TAMPERINGS: dict[str, tuple[Tamper, str]] = {
     "an unknown action field": (_unknown_action_field, r'^hand 1, action \d+: unknown field "why" in a \w+ action'),
     "an unknown top-level key": (_set(("comment",), "hi"), r'^the record: unknown key "comment"'),
     "an unknown hand key": (_set(("hands", 1, "comment"), "hi"), r'^hand 2: unknown key "comment"'),
-    "another seed": (lambda r: r.__setitem__("seed", r["seed"] + 1), r"^hand 1"),
     "other rules": (_set(("rules",), {"preset": "contest2021", "set": {}}), r"^(hand \d+|credits|levels|winner)"),
 }
 
@@ -349,13 +389,73 @@ def test_credits_are_checked(preset: str) -> None:
         refused(record, r"^credits: the record says \[0, 0\], the replay gives null \(these rules keep no credits\)")
 
 
+# -- the deal, the seed, and format 1 records ---------------------------------------------------
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_the_deal_not_the_seed_deals_each_hand(preset: str) -> None:
+    """In format 2 the seed is informative: another seed replays the same game."""
+    record = fresh(preset)
+    assert record["format"] == "chaodipi-record/2"
+    record["seed"] += 1
+    assert game_record(replay(record)) == record
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_a_deal_says_who_got_what(preset: str) -> None:
+    """Card i goes to seat (first_seat + i) mod 4 until the deal's end; the rest is the kitty."""
+    record = fresh(preset)
+    game = replay(record)
+    for rec, hand in zip(record["hands"], game.hands, strict=True):
+        deal = parse_deal(rec["deal"])
+        assert format_deal(deal) == rec["deal"] and deal == list(hand.deck)
+        size = 108 if hand.flag else 100
+        for seat in range(4):
+            dealt = [e.cards[0] for e in hand.iter_events() if e.kind == "dealt" and e.player == seat]
+            assert dealt == [deal[i] for i in range(size) if (rec["first_seat"] + i) % 4 == seat]
+        taken = [e.cards for e in hand.iter_events() if e.kind == "kitty_taken"]
+        assert list(taken[0] if taken else ()) == deal[size:]
+
+
+@pytest.mark.parametrize("code", ["5H", "sj", "Bj", "10", "x5", "5♥"])
+def test_a_card_written_otherwise_in_a_deal_is_refused(code: str) -> None:
+    record = fresh("standard")
+    record["hands"][0]["deal"] = code + record["hands"][0]["deal"][2:]
+    refused(record, rf'^hand 1: deal: card 1 \("{re.escape(code)}"\) is not a card as the engine writes it')
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_format_1_records_replay_from_the_seed(preset: str) -> None:
+    """A record without deals (format 1) is still read; written again, it gains its deals (format 2)."""
+    record = fresh(preset)
+    old = as_format_1(record)
+    assert game_record(replay(old)) == record
+    refused({**old, "seed": old["seed"] + 1}, r"^hand 1")  # there the seed deals every hand
+
+
+def test_format_1_first_seats_are_the_seeds() -> None:
+    old = as_format_1(fresh("standard"))
+    for i in (0, after_a_dealer(old)):
+        r = copy.deepcopy(old)
+        r["hands"][i]["first_seat"] = (r["hands"][i]["first_seat"] + 1) % 4
+        refused(r, rf"^hand {i + 1}: first_seat: the record says \d, the seed deals from \d$")
+
+
+def test_format_1_stores_no_deal_and_format_2_needs_one() -> None:
+    record = fresh("standard")
+    old = as_format_1(record)
+    old["hands"][1]["deal"] = record["hands"][1]["deal"]
+    refused(old, r'^hand 2: unknown key "deal" \(the keys are .*\) \(a chaodipi-record/1 record stores no deal\)$')
+    refused({**as_format_1(record), "format": "chaodipi-record/2"}, r"^hand 1: deal missing$")
+
+
 # -- wrong types and missing fields ------------------------------------------------------------
 
 NAN = float("nan")
 HUGE = 10**5000
 
 WRONG: list[tuple[tuple[Any, ...], Any, str]] = [
-    (("format",), "chaodipi-record/2", r"^format: not a chaodipi-record/1 record"),
+    (("format",), "chaodipi-record/3", r"^format: not a chaodipi-record/2 record, nor an older chaodipi-record/1"),
     (("format",), None, r"^format"),
     (("rules",), 3, r"^rules: a preset name or"),
     (("rules",), None, r"^rules"),
@@ -394,6 +494,12 @@ WRONG: list[tuple[tuple[Any, ...], Any, str]] = [
     (("hands", 0, "first_seat"), None, r"^hand 1: first_seat: the record says null"),
     (("hands", 0, "first_seat"), HUGE, r"^hand 1: first_seat: the record says a number too large"),
     (("hands", 0, "dealer"), "1", r'^hand 1: dealer: the record says "1"'),
+    (("hands", 0, "deal"), None, r"^hand 1: deal: 108 cards in dealing order, one text of 2-character codes, not null"),
+    (("hands", 0, "deal"), ["5h"] * 108, r"^hand 1: deal: 108 cards in dealing order, .* not \["),
+    (("hands", 0, "deal"), "", r"^hand 1: deal: 0 characters, not 216 \(108 cards of 2 characters each\)"),
+    (("hands", 0, "deal"), "5h" * 109, r"^hand 1: deal: 218 characters, not 216"),
+    (("hands", 0, "deal"), "5h" * 108, r"^hand 1: deal: not two decks \(each card twice\): 5h 108 times, 2s 0"),
+    (("hands", 1, "deal"), "5h 5h " * 36, r'^hand 2: deal: card 2 \(" 5"\) is not a card as the engine writes it'),
     (("hands", 0, "dealer"), [1], r"^hand 1: dealer: the record says \[1\]"),
     (("hands", 0, "result"), 5, r"^hand 1: result: the record says 5"),
     (("hands", 0, "result"), {}, r"^hand 1: result"),
@@ -482,7 +588,7 @@ def test_missing_top_level_fields_are_refused(key: str) -> None:
     refused(record, rf"^{key}: (missing|not a)")
 
 
-@pytest.mark.parametrize("key", ["number", "first_seat", "dealer", "actions"])
+@pytest.mark.parametrize("key", ["number", "first_seat", "dealer", "deal", "actions"])
 def test_missing_hand_fields_are_refused(key: str) -> None:
     record = fresh("kangqi")
     del record["hands"][1][key]
@@ -604,6 +710,13 @@ def _scripted(answers: int) -> Callable[[str], str]:
     return read
 
 
+def _quiet_console() -> Any:
+    """A terminal console that prints nowhere (``chaodipi play`` writes through a rich Console)."""
+    from rich.console import Console
+
+    return Console(file=io.StringIO())
+
+
 @pytest.mark.parametrize(
     ("preset", "hands", "answers"),
     [("standard", 2, 10**6), ("kangqi", 1, 10**6), ("anchao", None, 30), ("institute2023", None, 1)],
@@ -611,7 +724,7 @@ def _scripted(answers: int) -> Callable[[str], str]:
 def test_terminal_games_record_as_unfinished(preset: str, hands: int | None, answers: int) -> None:
     """``chaodipi play --hands N`` (or quitting) leaves a game that is not over: its record replays with the flag."""
     tg = TerminalGame(
-        RuleSet.preset(preset), bot="random", seed=5, hands=hands, read=_scripted(answers), write=lambda _: None
+        RuleSet.preset(preset), bot="random", seed=5, hands=hands, read=_scripted(answers), console=_quiet_console()
     )
     assert tg.run() == 0
     assert not tg.game.over

@@ -14,10 +14,11 @@ end of the game. Team 0 is seats 0 and 2 (南北), team 1 seats 1 and 3 (东西)
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from chaodipi.cards import Rank, shuffled_deck
+from chaodipi.cards import Card, Rank, shuffled_deck
 from chaodipi.hand import Hand, HandResult, IllegalActionError, Phase
 from chaodipi.levels import Progress, Side
 from chaodipi.rules import RuleSet
@@ -25,6 +26,7 @@ from chaodipi.rules import RuleSet
 __all__ = ["Game", "GameError", "Match", "team_of"]
 
 MAX_HANDS = 2000  # a safety stop for a game that cannot end (it never binds under the presets)
+TWO_DECKS = sorted(c.index for c in Card.ALL for _ in (0, 1))  # a whole deal's card indexes, sorted
 
 
 class GameError(ValueError):
@@ -63,14 +65,32 @@ class Game:
 
     @property
     def over(self) -> bool:
+        """Whether a side has won the game."""
         return self.winner is not None
 
     @property
     def current(self) -> Hand | None:
+        """The hand being played (or the last one), None before the first."""
         return self.hands[-1] if self.hands else None
 
-    def new_hand(self) -> Hand:
-        """Shuffle and start the next hand (the previous one must be over)."""
+    def new_hand(self, *, deck: Sequence[Card] | None = None, first_seat: int | None = None) -> Hand:
+        """Shuffle and start the next hand (the previous one must be over).
+
+        Without arguments the game's generator shuffles the 108 cards and, while no dealer is
+        known (the first hand and its redeals), draws the seat that receives the first card.
+        ``deck`` (the 108 cards in dealing order) and ``first_seat`` replace what it drew: a
+        record's stored deal is replayed this way (docs/record-format.md). The generator moves
+        on as if it had drawn them all the same, so the hands that follow are the ones the
+        seed alone would deal. Once a dealer is known the first card goes to the dealer
+        (RULES §9.1): a ``first_seat`` that is another seat is refused. A refused hand changes
+        nothing.
+
+        >>> from chaodipi.cards import deck as two_decks
+        >>> game = Game(RuleSet.preset("standard"), seed=7)
+        >>> hand = game.new_hand(deck=two_decks(), first_seat=3)
+        >>> hand.first_seat, [str(c) for c in hand.deck[:3]]
+        (3, ['2s', '2s', '3s'])
+        """
         if self.over:
             raise GameError("the game is over")
         cur = self.current
@@ -78,22 +98,31 @@ class Game:
             raise GameError("the current hand is not over")
         if len(self.hands) >= MAX_HANDS:
             raise GameError(f"the game has reached {MAX_HANDS} hands")
-        deck = shuffled_deck(self.rng)
-        if self.next_dealer is None:
-            first_seat = self.rng.randrange(4)  # the first hand starts at a random seat (seed 001)
+        d = self.next_dealer
+        if first_seat is not None:
+            if isinstance(first_seat, bool) or not isinstance(first_seat, int) or not 0 <= first_seat <= 3:
+                raise GameError(f"the first seat is a seat 0..3, not {first_seat!r}")
+            if d is not None and first_seat != d:
+                raise GameError(f"the dealer, seat {d}, receives the first card, not seat {first_seat}")
+        if deck is not None:
+            deck = tuple(deck)
+            if not all(isinstance(c, Card) for c in deck) or sorted(c.index for c in deck) != TWO_DECKS:
+                raise GameError("deck: a hand is dealt the 108 cards of two decks, each card twice")
+        shuffled = shuffled_deck(self.rng)
+        if d is None:
+            drawn = self.rng.randrange(4)  # the first hand starts at a random seat (seed 001)
             hand = Hand(
                 self.rules,
-                deck,
-                first_seat=first_seat,
+                shuffled if deck is None else deck,
+                first_seat=drawn if first_seat is None else first_seat,
                 dealer=None,
                 dealer_progress=self.progress[0],
                 scoring_progress=self.progress[1],
             )
         else:
-            d = self.next_dealer
             hand = Hand(
                 self.rules,
-                deck,
+                shuffled if deck is None else deck,
                 first_seat=d,
                 dealer=d,
                 dealer_progress=self.progress[team_of(d)],
@@ -134,6 +163,7 @@ class Game:
         return summary
 
     def to_json(self) -> dict[str, Any]:
+        """A summary: seed, winner, both teams' levels, credits (with the credits option) and hands played."""
         return {
             "seed": self.seed,
             "winner": self.winner,
@@ -154,9 +184,11 @@ class Match:
     played: list[Game] = field(default_factory=list)
 
     def game_seed(self, i: int) -> int:
+        """The seed of game ``i`` (0-based): drawn from the match seed, so a match replays from its seed."""
         return self.seed * 1000 + i
 
     def wins(self) -> tuple[int, int]:
+        """Games won by team 0 and team 1 so far."""
         w = [0, 0]
         for g in self.played:
             if g.winner is not None:
@@ -165,6 +197,7 @@ class Match:
 
     @property
     def over(self) -> bool:
+        """Whether the match is decided: all its games played, or best-of-N won."""
         if self.played and not self.played[-1].over:
             return False
         if self.best_of is not None:
@@ -174,12 +207,14 @@ class Match:
 
     @property
     def winner(self) -> int | None:
+        """The team that won the match (None while it goes on, or on a tie)."""
         if not self.over:
             return None
         a, b = self.wins()
         return None if a == b else (0 if a > b else 1)
 
     def next_game(self) -> Game:
+        """Start the next game of the match (the previous one must be over)."""
         if self.over:
             raise IllegalActionError("the match is over")
         g = Game(self.rules, self.game_seed(len(self.played)))

@@ -1,4 +1,4 @@
-"""Game records: a JSON document with the rules, the seed and every action (docs/record-format.md).
+"""Game records: a JSON document with the rules, each hand's deal and every action (docs/record-format.md).
 
 :func:`game_record` writes one from a played :class:`~chaodipi.game.Game`;
 :func:`replay` rebuilds the game from a record and proves it: every action is re-checked
@@ -7,25 +7,33 @@ the winner, the final levels and credits) is compared with the recomputed game. 
 first thing that does not agree stops the replay with a :class:`RecordError` naming the
 hand and action, or the field. :func:`describe_game` prints a game hand by hand.
 
+A record of format 2 stores every hand's deal (:func:`format_deal`), so any program can
+replay it; the seed is then only informative. Format 1 records (no deals) are still
+read: their hands are dealt again from the seed with Python's ``random``.
+
 >>> from chaodipi.simulate import simulate_game
 >>> record = game_record(simulate_game(RuleSet.preset("standard"), 1))
+>>> record["format"], record["hands"][0]["deal"][:12]
+('chaodipi-record/2', '8hKs6sAd7s9d')
+>>> record["seed"] += 1  # informative only: the stored deals drive the replay
 >>> replay(record).winner == record["winner"]
 True
->>> record["hands"][0]["first_seat"] = (record["hands"][0]["first_seat"] + 1) % 4
->>> replay(record)  # doctest: +ELLIPSIS
+>>> record["hands"][0]["deal"] = "5h" * 108
+>>> replay(record)
 Traceback (most recent call last):
 ...
-chaodipi.record.RecordError: hand 1: first_seat: the record says ..., the seed deals from ...
+chaodipi.record.RecordError: hand 1: deal: not two decks (each card twice): 5h 108 times, 2s 0 times, …
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from chaodipi.cards import format_cards
+from chaodipi.cards import Card, format_cards
 from chaodipi.game import MAX_HANDS, Game
 from chaodipi.hand import Action, Hand, Phase
 from chaodipi.rules import RuleSet
@@ -33,17 +41,22 @@ from chaodipi.trump import trump_words
 
 __all__ = [
     "FORMAT",
+    "FORMATS",
     "MAX_ACTIONS_PER_HAND",
     "MAX_RECORD_BYTES",
     "RecordError",
     "describe_game",
+    "format_deal",
     "game_record",
     "load_record",
+    "parse_deal",
     "replay",
     "unfinished_at",
 ]
 
-FORMAT = "chaodipi-record/1"
+FORMAT = "chaodipi-record/2"  # the format game_record writes: every hand carries its deal
+FORMAT_1 = "chaodipi-record/1"  # the first format: no deals, the seed's shuffles deal every hand
+FORMATS = (FORMAT_1, FORMAT)  # the formats replay reads
 SEAT_NAMES = ("南 South", "东 East", "北 North", "西 West")
 
 #: A bound on a hand's actions, far above what the rules allow (at most 108 plays, and
@@ -53,7 +66,8 @@ MAX_ACTIONS_PER_HAND = 1000
 MAX_RECORD_BYTES = 64 * 1024 * 1024
 
 RECORD_KEYS = ("format", "rules", "seed", "players", "hands", "winner", "levels", "credits")
-HAND_KEYS = ("number", "first_seat", "dealer", "actions", "result")
+HAND_KEYS = ("number", "first_seat", "dealer", "deal", "actions", "result")
+HAND_KEYS_1 = ("number", "first_seat", "dealer", "actions", "result")  # format 1: no deal
 # each action kind: the fields it must have and the fields it may have
 ACTION_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "bid": (frozenset({"a", "p", "cards", "at"}), frozenset({"choose"})),
@@ -65,10 +79,61 @@ ACTION_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "play": (frozenset({"a", "p", "cards"}), frozenset()),
 }
 DEAL_SIZE = 108
+CARD_CODES = {str(c): c for c in Card.ALL}  # the 54 cards as the engine writes them, 2 characters each
 
 
 class RecordError(ValueError):
     """A record that cannot be read or does not replay."""
+
+
+def format_deal(cards: Sequence[Card]) -> str:
+    """A deal as a record stores it: the cards in dealing order, 2 characters each, no separator.
+
+    >>> from chaodipi.cards import deck
+    >>> text = format_deal(deck())
+    >>> len(text), text[:12], text[-4:]
+    (216, '2s2s3s3s4s4s', 'BJBJ')
+    >>> parse_deal(text) == deck()
+    True
+    """
+    return "".join(str(c) for c in cards)
+
+
+def parse_deal(text: object) -> list[Card]:
+    """Read a stored deal: 108 cards, 2 characters each as the engine writes them, every card twice.
+
+    Raises :class:`RecordError` saying what is wrong (the caller names the hand).
+
+    >>> parse_deal("5h" * 108)
+    Traceback (most recent call last):
+    ...
+    chaodipi.record.RecordError: not two decks (each card twice): 5h 108 times, 2s 0 times, …
+    """
+    if not isinstance(text, str):
+        raise RecordError(f"{DEAL_SIZE} cards in dealing order, one text of 2-character codes, not {_brief(text)}")
+    if len(text) != 2 * DEAL_SIZE:
+        raise RecordError(f"{len(text)} characters, not {2 * DEAL_SIZE} ({DEAL_SIZE} cards of 2 characters each)")
+    cards: list[Card] = []
+    for k in range(DEAL_SIZE):
+        code = text[2 * k : 2 * k + 2]
+        card = CARD_CODES.get(code)
+        if card is None:
+            raise RecordError(
+                f"card {k + 1} ({_brief(code)}) is not a card as the engine writes it: a rank 2-9, T, J, Q, K "
+                "or A then a suit s, h, c or d, or SJ, BJ"
+            )
+        cards.append(card)
+    counts = Counter(cards)
+    wrong = [c for c in Card.ALL if counts[c] != 2]
+    if wrong:
+        listed = ", ".join(f"{c} {_times(counts[c])}" for c in sorted(wrong, key=lambda c: -counts[c])[:2])
+        more = ", …" if len(wrong) > 2 else ""
+        raise RecordError(f"not two decks (each card twice): {listed}{more}")
+    return cards
+
+
+def _times(n: int) -> str:
+    return {1: "once", 2: "twice"}.get(n, f"{n} times")
 
 
 def hand_record(number: int, hand: Hand) -> dict[str, Any]:
@@ -77,6 +142,7 @@ def hand_record(number: int, hand: Hand) -> dict[str, Any]:
         "number": number,
         "first_seat": hand.first_seat,
         "dealer": hand.dealer,
+        "deal": format_deal(hand.deck),
         "actions": [a.to_json() for a in hand.actions],
     }
     if hand.phase == Phase.REDEAL:
@@ -158,7 +224,7 @@ def replay(record: object, *, allow_unfinished: bool = False) -> Game:
                 f"hand {i}: the game was over after hand {i - 1} (team {game.winner} won), "
                 f"but the record has {len(hands)} hands"
             )
-        hand = _replay_hand(game, i, rec)
+        hand = _replay_hand(game, i, rec, dealt=fields["format"] == FORMAT)
         if hand.phase not in (Phase.OVER, Phase.REDEAL) and i < len(hands):
             raise RecordError(
                 f"hand {i} is not over after its {len(hand.actions)} actions ({_stop(hand)}), but hand {i + 1} follows"
@@ -200,8 +266,10 @@ def _header(record: object) -> tuple[dict[str, Any], RuleSet, list[Any]]:
     """The record's fields, its rules and its hands, once the top-level fields have the right shapes."""
     if not isinstance(record, dict):
         raise RecordError(f"a record is a JSON object, not {_brief(record)}")
-    if record.get("format") != FORMAT:
-        raise RecordError(f"format: not a {FORMAT} record (format {_brief(record.get('format'))})")
+    if record.get("format") not in FORMATS:
+        raise RecordError(
+            f"format: not a {FORMAT} record, nor an older {FORMAT_1} one (format {_brief(record.get('format'))})"
+        )
     _known_keys("the record", record, RECORD_KEYS)
     for key in RECORD_KEYS:
         if key not in record and key != "players":
@@ -229,12 +297,16 @@ def _header(record: object) -> tuple[dict[str, Any], RuleSet, list[Any]]:
     return record, rules, hands
 
 
-def _replay_hand(game: Game, i: int, rec: object) -> Hand:
-    """Replay hand ``i`` of the record into ``game`` (applying it to the game once it is over)."""
+def _replay_hand(game: Game, i: int, rec: object, *, dealt: bool) -> Hand:
+    """Replay hand ``i`` of the record into ``game`` (applying it to the game once it is over).
+
+    ``dealt``: the hand stores its deal (format 2); otherwise the seed deals it (format 1).
+    """
     if not isinstance(rec, dict):
         raise RecordError(f"hand {i}: a hand is an object, not {_brief(rec)}")
-    _known_keys(f"hand {i}", rec, HAND_KEYS)
-    for key in HAND_KEYS[:4]:
+    keys = HAND_KEYS if dealt else HAND_KEYS_1
+    _known_keys(f"hand {i}", rec, keys, note="" if dealt else f" (a {FORMAT_1} record stores no deal)")
+    for key in keys[:-1]:
         if key not in rec:
             raise RecordError(f"hand {i}: {key} missing")
     number = rec["number"]
@@ -245,11 +317,14 @@ def _replay_hand(game: Game, i: int, rec: object) -> Hand:
         raise RecordError(f"hand {i}: actions: a list of actions, not {_brief(actions)}")
     if len(actions) > MAX_ACTIONS_PER_HAND:
         raise RecordError(f"hand {i}: {len(actions)} actions, more than a hand can have ({MAX_ACTIONS_PER_HAND})")
-    try:
-        hand = game.new_hand()
-    except ValueError as exc:  # GameError: cannot happen after the checks above
-        raise RecordError(f"hand {i}: {exc}") from None
-    _compare(f"hand {i}: first_seat", rec["first_seat"], hand.first_seat, verb="the seed deals from")
+    if dealt:
+        hand = _new_dealt_hand(game, i, rec["first_seat"], rec["deal"])
+    else:
+        try:
+            hand = game.new_hand()
+        except ValueError as exc:  # GameError: cannot happen after the checks above
+            raise RecordError(f"hand {i}: {exc}") from None
+        _compare(f"hand {i}: first_seat", rec["first_seat"], hand.first_seat, verb="the seed deals from")
     for k, raw in enumerate(actions, 1):
         if hand.phase in (Phase.OVER, Phase.REDEAL):
             raise RecordError(
@@ -278,6 +353,24 @@ def _replay_hand(game: Game, i: int, rec: object) -> Hand:
     except ValueError as exc:  # GameError: cannot happen for a hand that is over
         raise RecordError(f"hand {i}: {exc}") from None
     return hand
+
+
+def _new_dealt_hand(game: Game, i: int, first_seat: object, deal: object) -> Hand:
+    """Start hand ``i`` from its stored deal: the first seat is the record's while no dealer is
+    known (the first hand and its redeals: a random seat), and the dealer's after that."""
+    seat = first_seat if isinstance(first_seat, int) and not isinstance(first_seat, bool) else None
+    if game.next_dealer is not None:
+        _compare(f"hand {i}: first_seat", first_seat, game.next_dealer, verb="the first card goes to the dealer,")
+    elif not (isinstance(seat, int) and 0 <= seat <= 3):
+        raise RecordError(f"hand {i}: first_seat: the record says {_brief(first_seat)}, not a seat (0..3)")
+    try:
+        cards = parse_deal(deal)
+    except RecordError as exc:
+        raise RecordError(f"hand {i}: deal: {exc}") from None
+    try:
+        return game.new_hand(deck=cards, first_seat=seat)
+    except ValueError as exc:  # GameError: cannot happen after the checks above
+        raise RecordError(f"hand {i}: {exc}") from None
 
 
 def _action(i: int, k: int, raw: object) -> Action:
@@ -374,10 +467,10 @@ def _difference(stored: object, computed: object, path: str = "") -> tuple[str, 
     return None if same else (path, f"the record says {_brief(stored)}", computed)
 
 
-def _known_keys(what: str, obj: dict[Any, Any], keys: tuple[str, ...]) -> None:
+def _known_keys(what: str, obj: dict[Any, Any], keys: tuple[str, ...], *, note: str = "") -> None:
     for key in obj:
         if key not in keys:
-            raise RecordError(f"{what}: unknown key {_brief(key)} (the keys are {', '.join(keys)})")
+            raise RecordError(f"{what}: unknown key {_brief(key)} (the keys are {', '.join(keys)}){note}")
 
 
 def _is_int(value: object) -> bool:

@@ -2,7 +2,7 @@
 
 The random policy is the simplest client of the hand's operation API: it only ever
 offers actions the engine accepts. Its own generator is separate from the game's, so
-a record (rules, seed, actions) replays without it.
+a record (rules, deals, actions) replays without it.
 """
 
 from __future__ import annotations
