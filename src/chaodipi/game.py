@@ -184,7 +184,7 @@ class Match:
     played: list[Game] = field(default_factory=list)
 
     def game_seed(self, i: int) -> int:
-        """The seed of game ``i`` (0-based), made from the match seed (``seed × 1000 + i``): a match replays from its seed."""
+        """The seed of game ``i`` (0-based), made from the match seed (``seed × 1000 + i``)."""
         return self.seed * 1000 + i
 
     def wins(self) -> tuple[int, int]:
