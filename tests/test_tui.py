@@ -60,38 +60,33 @@ class Terminal:
         """Everything shown so far, without colour codes."""
         return ANSI.sub("", self.raw)
 
-    def until_prompt(self, deadline: float) -> str | None:
-        """Read until a prompt shows (returns it) or the program ends (None)."""
-        while time.time() < deadline:
-            plain = self.text
-            for p in PROMPTS:
-                if plain.endswith(p):
-                    return p
-            ready, _, _ = select.select([self.main_fd], [], [], 0.5)
-            if not ready:
-                continue
+    def _read(self) -> bool:
+        """Read what is there (waiting up to half a second); False once the program has ended."""
+        ready, _, _ = select.select([self.main_fd], [], [], 0.5)
+        if ready:
             try:
                 data = os.read(self.main_fd, 65536)
             except OSError:
-                return None
+                return False
             if not data:
-                return None
+                return False
             self.raw += self.decoder.decode(data).replace("\r\n", "\n")
+        return True
+
+    def until_prompt(self, deadline: float) -> str | None:
+        """Read until a prompt shows (returns it) or the program ends (None)."""
+        while time.time() < deadline:
+            for p in PROMPTS:
+                if self.text.endswith(p):
+                    return p
+            if not self._read():
+                return None
         raise AssertionError("the game stopped answering:\n" + self.text[-3000:])
 
     def drain(self, deadline: float) -> None:
         """Read everything until the program ends."""
-        while time.time() < deadline:
-            ready, _, _ = select.select([self.main_fd], [], [], 0.5)
-            if not ready:
-                continue
-            try:
-                data = os.read(self.main_fd, 65536)
-            except OSError:
-                return
-            if not data:
-                return
-            self.raw += self.decoder.decode(data).replace("\r\n", "\n")
+        while time.time() < deadline and self._read():
+            pass
 
     def send(self, answer: str) -> None:
         self.raw += "<<" + answer + ">>"

@@ -252,16 +252,14 @@ class TerminalGame:
         who = "" if e.player is None else SHORT[e.player]
         cards = format_cards(e.cards)
         k = e.kind
-        if k is EventKind.BID:
-            if not e.cards:
-                return f"{who} declares (dark: cards hidden) 暗亮主"
+        if k in (EventKind.BID, EventKind.FRIED):
+            fry = k is EventKind.FRIED
+            takes = " and takes the kitty" if fry else ""
+            if not e.cards:  # a dark bid: the table sees only that it was made
+                verb = "fries (dark: cards hidden) 暗炒底" if fry else "declares (dark: cards hidden) 暗亮主"
+                return f"{who} {verb}{takes}"
             naming = f" naming 叫 {trump_words(parse_trump(e.detail)[1])}" if e.detail else ""
-            return f"{who} declares 亮主 {cards}{naming}"
-        if k is EventKind.FRIED:
-            if not e.cards:
-                return f"{who} fries (dark: cards hidden) 暗炒底 and takes the kitty"
-            naming = f" naming 叫 {trump_words(parse_trump(e.detail)[1])}" if e.detail else ""
-            return f"{who} fries 炒底 with {cards}{naming} and takes the kitty"
+            return f"{who} {'fries 炒底 with' if fry else 'declares 亮主'} {cards}{naming}{takes}"
         if k is EventKind.PASSED:
             return f"{who} does not fry 不炒"
         if k is EventKind.CLOSED:
