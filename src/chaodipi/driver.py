@@ -78,8 +78,9 @@ def run_hand(
 ) -> Hand:
     """Play ``hand`` to its end (or its redeal) with one decider per seat.
 
-    ``asks(hand, seat)``, if given, says whether a seat that could bid is asked now (the
-    terminal game asks a person only when their choices changed). ``after(hand)`` is called
+    ``asks(hand, seat)``, if given, says whether a seat is asked now, if it could bid (it is
+    called first, so it may skip the work of listing bids; the terminal game asks a person
+    only when their choices changed). ``after(hand)`` is called
     after each card dealt and each action (to show what happened, to check invariants).
     ``until(hand)``, if given, stops the hand early, once it says so after the deal or an
     action (a position to examine). Raises :class:`DecisionError` when a decider breaks the rules.
@@ -102,7 +103,7 @@ def run_hand(
             after(hand)
 
     def may_bid(seat: int) -> bool:
-        return bool(hand.possible_bids(seat)) and (asks is None or asks(hand, seat))
+        return (asks is None or asks(hand, seat)) and bool(hand.possible_bids(seat))
 
     while hand.phase == Phase.DEAL:
         if stop():

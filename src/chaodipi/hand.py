@@ -467,6 +467,9 @@ class Hand:
     def bid(self, player: int, cards: Sequence[Card], choose: str | None = None) -> Event:
         """Declare (亮主) or override (反主) with cards from the hand (RULES §9.2–9.3)."""
         self.verify_bid(player, cards, choose)
+        return self._bid(player, cards, choose)
+
+    def _bid(self, player: int, cards: Sequence[Card], choose: str | None) -> Event:
         assert self.bidding is not None
         bid = self._make_bid(player, cards, choose)
         self._record(Action.bid(player, cards, choose, at=self.dealt))
@@ -524,6 +527,9 @@ class Hand:
     def close_bidding(self) -> Event:
         """The countdown ends: decide the dealer, or redeal, or take trump from the kitty (RULES §9.4–9.5)."""
         self.verify_close_bidding()
+        return self._close_bidding()
+
+    def _close_bidding(self) -> Event:
         assert self.bidding is not None
         self._record(Action.close())
         standing = self.bidding.standing
@@ -582,6 +588,9 @@ class Hand:
     def bury(self, player: int, cards: Sequence[Card]) -> Event:
         """Bury 8 cards as the kitty (扣底)."""
         self.verify_bury(player, cards)
+        return self._bury(player, cards)
+
+    def _bury(self, player: int, cards: Sequence[Card]) -> Event:
         self._record(Action.bury(player, cards))
         rest = self._holds(self.hands[player], cards)
         assert rest is not None
@@ -677,6 +686,9 @@ class Hand:
     def fry(self, player: int, cards: Sequence[Card], choose: str | None = None) -> Event:
         """Fry 炒底: override the standing bid, take the kitty and bury again (RULES §10.2)."""
         self.verify_fry(player, cards, choose)
+        return self._fry(player, cards, choose)
+
+    def _fry(self, player: int, cards: Sequence[Card], choose: str | None) -> Event:
         assert self.bidding is not None
         bid = self._make_bid(player, cards, choose)
         self._record(Action.fry(player, cards, choose))
@@ -707,6 +719,9 @@ class Hand:
     def pass_fry(self, player: int) -> Event:
         """Decline to fry."""
         self.verify_pass_fry(player)
+        return self._pass_fry(player)
+
+    def _pass_fry(self, player: int) -> Event:
         self._record(Action.pass_fry(player))
         self.fry_passed.add(player)
         ev = Event(EventKind.PASSED, player)
@@ -804,6 +819,9 @@ class Hand:
     def play(self, player: int, cards: Sequence[Card]) -> Event:
         """Lead, throw or follow. A failed throw is shown, its penalty counted and the forced play made."""
         self.verify_play(player, cards)
+        return self._play(player, cards)
+
+    def _play(self, player: int, cards: Sequence[Card]) -> Event:
         assert self.dealer is not None
         cards = tuple(cards)
         self._record(Action.play(player, cards))
@@ -946,6 +964,9 @@ class Hand:
     def show_red5(self, player: int) -> Event:
         """Show 5h 5h against the flag hand (RULES §11.5: the flag side fails → it goes back to A)."""
         self.verify_show_red5(player)
+        return self._show_red5(player)
+
+    def _show_red5(self, player: int) -> Event:
         self._record(Action.show_red5(player))
         self.red5_player = player
         ev = Event(EventKind.RED5_SHOWN, player, (FIVE_HEARTS, FIVE_HEARTS))
@@ -1020,20 +1041,20 @@ class Hand:
             while action.at is not None and self.dealt < action.at:
                 self.deal_card()
             assert player is not None
-            return self.bid(player, cards, choose)
+            return self._bid(player, cards, choose)
         self.deal_all()
         if kind is ActionKind.CLOSE:
-            return self.close_bidding()
+            return self._close_bidding()
         assert player is not None
         if kind is ActionKind.BURY:
-            return self.bury(player, cards)
+            return self._bury(player, cards)
         if kind is ActionKind.FRY:
-            return self.fry(player, cards, choose)
+            return self._fry(player, cards, choose)
         if kind is ActionKind.PASS:
-            return self.pass_fry(player)
+            return self._pass_fry(player)
         if kind is ActionKind.PLAY:
-            return self.play(player, cards)
-        return self.show_red5(player)
+            return self._play(player, cards)
+        return self._show_red5(player)
 
     # -- views ---------------------------------------------------------------------------------
     def cards_in_play(self) -> int:

@@ -83,17 +83,19 @@ class Action:
     at: int | None = None
 
     def __post_init__(self) -> None:
-        try:
-            kind = ActionKind(self.kind)
-        except ValueError:
-            kinds = ", ".join(ActionKind)
-            raise ActionError(f"unknown action {self.kind!r}; the actions are {kinds}") from None
-        object.__setattr__(self, "kind", kind)
+        kind = self.kind
+        if type(kind) is not ActionKind:
+            try:
+                kind = ActionKind(kind)
+            except ValueError:
+                kinds = ", ".join(ActionKind)
+                raise ActionError(f"unknown action {self.kind!r}; the actions are {kinds}") from None
+            object.__setattr__(self, "kind", kind)
         if kind in PLAYER_ACTIONS:
             _seat(self.player, f"the player of a {kind} action")
         elif self.player is not None:
             raise ActionError("the end of the countdown has no player")
-        if not isinstance(self.cards, tuple) or not all(isinstance(c, Card) for c in self.cards):
+        if type(self.cards) is not tuple:
             raise ActionError(f"an action's cards must be a tuple of cards, not {self.cards!r}")
         if self.choose is not None and not isinstance(self.choose, str):
             raise ActionError(f"an action's choice must be a text (s, h, c, d or nt), not {self.choose!r}")
