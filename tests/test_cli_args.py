@@ -213,3 +213,16 @@ def test_without_rich_there_is_no_bar() -> None:
     )
     shown, _ = _on_a_terminal([sys.executable, "-c", code], _env())
     assert "hands won by random: " in shown and "4/4 hands" not in shown and "\x1b" not in shown
+
+
+def test_play_without_rich_says_which_extra(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "rich", None)  # as if the tui extra were not installed
+    monkeypatch.delitem(sys.modules, "chaodipi.tui", raising=False)
+    monkeypatch.delitem(sys.modules, "rich.console", raising=False)
+    assert main(["play", "--seed", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "chaodipi play needs rich" in err and "chaodipi[tui]" in err and "Traceback" not in err

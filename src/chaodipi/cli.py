@@ -297,8 +297,10 @@ def _cmd_arena(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from chaodipi.tui import main as play_main
-
+    try:
+        from chaodipi.tui import main as play_main
+    except ModuleNotFoundError as exc:  # the terminal game's library (rich) is an extra
+        raise CommandError(f"chaodipi play needs {exc.name}: pip install 'chaodipi[tui]'") from None
     return play_main(args.preset, args.bot, args.seed, args.hands)
 
 
