@@ -1,4 +1,4 @@
-"""The referee: single rule questions as JSON requests (``../shared/REFEREE.md``).
+"""The referee: single rule questions as JSON requests (docs/referee.md).
 
 :func:`answer` takes one request dict and returns one answer dict; it never
 raises for bad input, answering ``{"error": "..."}`` in words instead.
