@@ -1,0 +1,255 @@
+"""The server's event-sourced storage (issue 11) on SQLite and, when CHAODIPI_TEST_PG names one, PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+
+import pytest
+from sqlalchemy import create_engine, func, select, text
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from chaodipi.driver import run_hand
+from chaodipi.game import Game
+from chaodipi.hand import Hand, Phase
+from chaodipi.log import Action
+from chaodipi.record import format_deal, game_record, replay
+from chaodipi.rules import RuleSet
+from chaodipi.server import StaleSequenceError, Store, StoreError, TableStatus, UnknownTableError
+from chaodipi.server.store import ActionRow
+from chaodipi.simulate import RandomPolicy, _new_bid_possible, simulate_game
+
+PG_URL = os.environ.get("CHAODIPI_TEST_PG", "")
+SEED = 5  # a short game under the standard rules (5 hands)
+
+#: Makes a fresh engine on the test's database (each call a new one, as a restarted server would).
+EngineFactory = Callable[[], Engine]
+
+
+@pytest.fixture(
+    params=[
+        "sqlite",
+        pytest.param(
+            "postgresql",
+            marks=pytest.mark.skipif(
+                not PG_URL, reason="PostgreSQL tests run only when CHAODIPI_TEST_PG holds a postgresql+psycopg:// URL"
+            ),
+        ),
+    ]
+)
+def engines(request: pytest.FixtureRequest, tmp_path: object) -> Iterator[EngineFactory]:
+    """Engines on an empty database: an SQLite file, or a PostgreSQL schema of the test's own (dropped after)."""
+    made: list[Engine] = []
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path}/chaodipi.db"
+
+        def make() -> Engine:
+            made.append(create_engine(url))
+            return made[-1]
+
+        yield make
+    else:
+        schema = f"t_{uuid.uuid4().hex[:16]}"
+        admin = create_engine(PG_URL)
+        with admin.begin() as c:
+            c.execute(text(f'CREATE SCHEMA "{schema}"'))
+
+        def make() -> Engine:
+            made.append(create_engine(PG_URL, connect_args={"options": f"-csearch_path={schema}"}))
+            return made[-1]
+
+        try:
+            yield make
+        finally:
+            for e in made:
+                e.dispose()
+            with admin.begin() as c:
+                c.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+            admin.dispose()
+    for e in made:
+        e.dispose()
+
+
+def new_store(engines: EngineFactory) -> Store:
+    """A migrated store."""
+    store = Store(engines())
+    store.migrate()
+    return store
+
+
+def play_through(
+    store: Store, table: int, game: Game, policy: RandomPolicy, *, stop: Callable[[Hand], bool] | None = None
+) -> int:
+    """Play ``game`` as simulate_game does, storing each hand's start and each action as it happens.
+
+    Stops once ``stop(hand)`` says so after an action (mid-hand); returns the last sequence number.
+    """
+    seq = 0
+    state = {"seen": 0, "hand": 0, "stopped": False}
+
+    def after(h: Hand) -> None:
+        nonlocal seq
+        for item in h.log[state["seen"] :]:
+            if isinstance(item, Action):
+                seq = store.append(table, seq, state["hand"], item)
+                state["stopped"] = stop is not None and stop(h)
+        state["seen"] = len(h.log)
+
+    while not game.over:
+        hand = game.new_hand()
+        state.update(seen=0, hand=len(game.hands))
+        store.record_hand_start(table, len(game.hands), format_deal(hand.deck), hand.first_seat)
+        run_hand(hand, [policy.decide] * 4, asks=_new_bid_possible, after=after, until=lambda h: bool(state["stopped"]))
+        if state["stopped"]:
+            return seq
+        game.finish_hand()
+    return seq
+
+
+def test_migrate_empty_database_is_idempotent(engines: EngineFactory) -> None:
+    store = new_store(engines)
+    store.migrate()  # already at head: nothing to do
+    assert store.list_tables() == []
+    rules = RuleSet.preset("anchao")
+    table = store.create_table(rules, 42)
+    info = store.list_tables()[0]
+    assert (info.id, info.rules, info.seed, info.status, info.last_seq, info.hand_number) == (
+        table,
+        rules,
+        42,
+        TableStatus.WAITING,
+        0,
+        0,
+    )
+    with pytest.raises(UnknownTableError):
+        store.load(table + 1)
+
+
+def test_whole_game_rebuilds_from_a_fresh_store(engines: EngineFactory) -> None:
+    rules = RuleSet.preset("standard")
+    store = new_store(engines)
+    table = store.create_table(rules, SEED)
+    game = Game(rules, SEED)
+    last = play_through(store, table, game, RandomPolicy(random.Random(f"policy-{SEED}")))
+    assert game.over
+    store.set_status(table, TableStatus.FINISHED)
+    assert game_record(game) == game_record(simulate_game(rules, SEED))  # the storing changed nothing
+
+    fresh = Store(engines())  # as after a restart
+    stored = fresh.load(table)
+    assert stored.info.status is TableStatus.FINISHED and stored.info.last_seq == last
+    assert [a.seq for h in stored.hands for a in h.actions] == list(range(1, last + 1))
+    assert game_record(fresh.rebuild(table)) == game_record(game)
+    record = fresh.finished_record(table)
+    assert record == game_record(game)
+    assert replay(record).winner == game.winner
+    assert [t.id for t in fresh.list_tables(TableStatus.FINISHED)] == [table]
+    assert fresh.list_tables(TableStatus.PLAYING) == []
+
+
+def test_rebuild_mid_hand_gives_the_same_views(engines: EngineFactory) -> None:
+    rules = RuleSet.preset("anchao")
+    store = new_store(engines)
+    table = store.create_table(rules, 3)
+    game = Game(rules, 3)
+
+    def stop(h: Hand) -> bool:  # in the second hand, a few tricks into the play
+        return len(game.hands) == 2 and h.phase == Phase.PLAY and len(h.tricks) == 3 and bool(h.current)
+
+    play_through(store, table, game, RandomPolicy(random.Random(9)), stop=stop)
+    hand = game.current
+    assert hand is not None and stop(hand)
+    rebuilt = Store(engines()).rebuild(table)
+    assert rebuilt.current is not None and len(rebuilt.hands) == 2
+    for seat in range(4):
+        assert rebuilt.current.view(seat).to_json() == hand.view(seat).to_json()
+    assert game_record(rebuilt) == game_record(game)
+    with pytest.raises(StoreError, match="unfinished"):
+        store.finished_record(table)
+
+
+def _started(store: Store) -> tuple[int, Hand]:
+    """A table with its first hand stored and dealt (nobody has acted yet)."""
+    game = Game(RuleSet.preset("standard"), 11)
+    table = store.create_table(game.rules, game.seed)
+    hand = game.new_hand()
+    store.record_hand_start(table, 1, hand.deck, hand.first_seat)
+    hand.deal_all()
+    return table, hand
+
+
+def test_stale_append_changes_nothing(engines: EngineFactory) -> None:
+    store = new_store(engines)
+    table, _ = _started(store)
+    close = Action.close()
+    assert store.append(table, 0, 1, close) == 1
+    before = store.load(table)
+    for expected in (0, 5):
+        with pytest.raises(StaleSequenceError, match="is at action 1"):
+            store.append(table, expected, 1, close)
+    with pytest.raises(StaleSequenceError, match="in hand 1, not hand 2"):
+        store.append(table, 1, 2, close)
+    with pytest.raises(UnknownTableError):
+        store.append(table + 1, 0, 1, close)
+    with pytest.raises(StaleSequenceError, match="cannot start"):
+        store.record_hand_start(table, 3, format_deal(_started(store)[1].deck), 0)
+    after = store.load(table)
+    assert (after.info.last_seq, after.hands) == (before.info.last_seq, before.hands)
+    assert after.info.updated_at == before.info.updated_at
+
+
+def test_unique_constraint_backs_up_the_sequence(engines: EngineFactory) -> None:
+    store = new_store(engines)
+    table, _ = _started(store)
+    store.append(table, 0, 1, Action.close())
+    with pytest.raises(IntegrityError), Session(store.engine) as session, session.begin():
+        session.add(
+            ActionRow(table_id=table, seq=1, hand_number=1, action='{"a":"close"}', created_at=datetime.now(UTC))
+        )
+
+
+def test_concurrent_appends_exactly_one_wins(engines: EngineFactory) -> None:
+    store = new_store(engines)
+    table, _ = _started(store)
+    writers = [Store(engines()) for _ in range(4)]
+    barrier = threading.Barrier(len(writers))
+    outcomes: list[object] = []
+    lock = threading.Lock()
+
+    def write(w: Store) -> None:
+        barrier.wait()
+        try:
+            result: object = w.append(table, 0, 1, Action.close())
+        except StaleSequenceError as exc:
+            result = exc
+        with lock:
+            outcomes.append(result)
+
+    threads = [threading.Thread(target=write, args=(w,)) for w in writers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(o for o in outcomes if isinstance(o, int)) == [1]
+    assert sum(isinstance(o, StaleSequenceError) for o in outcomes) == len(writers) - 1
+    with Session(store.engine) as session:
+        assert session.scalar(select(func.count()).select_from(ActionRow)) == 1
+    assert store.load(table).info.last_seq == 1
+
+
+def test_bad_input_is_refused(engines: EngineFactory) -> None:
+    store = new_store(engines)
+    with pytest.raises(StoreError, match="seed"):
+        store.create_table(RuleSet.preset("standard"), 2**70)
+    table = store.create_table(RuleSet.preset("standard"), 1)
+    with pytest.raises(StoreError, match="deal"):
+        store.record_hand_start(table, 1, "5h" * 108, 0)
+    with pytest.raises(StoreError, match="first seat"):
+        store.record_hand_start(table, 1, _started(store)[1].deck, 4)
+    assert store.load(table).hands == ()
