@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from chaodipi.cards import SUITS, CardError, Rank, Suit, format_cards, shuffled_deck
 from chaodipi.play import check_throw
-from chaodipi.record import RecordError, describe_game, game_record, load_record, replay
+from chaodipi.record import SEAT_NAMES, RecordError, describe_game, game_record, load_record, replay
 from chaodipi.referee import run_lines
 from chaodipi.rules import PRESET_NAMES, RuleError, RuleSet
 from chaodipi.simulate import simulate_game
@@ -33,8 +33,6 @@ from chaodipi.units import UnitKind, decompose
 
 if TYPE_CHECKING:
     from rich.progress import Progress
-
-SEATS = ("南 South", "东 East", "北 North", "西 West")
 
 
 class CommandError(Exception):
@@ -194,7 +192,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     print(f"kitty 底牌: {format_cards(trump_order.sorted(kitty))}")
     for seat, hand in enumerate(hands):
         print()
-        print(f"{SEATS[seat]}: {len(hand)} cards")
+        print(f"{SEAT_NAMES[seat]}: {len(hand)} cards")
         others = [hands[(seat + k) % 4] for k in (1, 2, 3)]
         for suit in EFFECTIVE_SUITS:
             part = trump_order.sorted(trump_order.cards_of_suit(hand, suit))

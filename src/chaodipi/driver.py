@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from chaodipi.hand import Hand
-from chaodipi.log import Action, ActionKind, IllegalActionError
+from chaodipi.log import Action, IllegalActionError
 from chaodipi.view import Phase, View
 
 __all__ = ["Decider", "DecisionError", "Player", "by_view", "run_hand"]
@@ -118,7 +118,7 @@ def run_hand(
         for seat in range(4):
             if may_bid(seat):
                 ask(seat, required=False)
-        hand.apply(Action(ActionKind.CLOSE))
+        hand.apply(Action.close())
         if after is not None:
             after(hand)
     while hand.phase not in (Phase.OVER, Phase.REDEAL) and not stop():

@@ -21,6 +21,7 @@ from typing import Any
 from chaodipi.cards import Card, Rank, shuffled_deck
 from chaodipi.hand import Hand, HandResult, IllegalActionError, Phase
 from chaodipi.levels import Progress, Side
+from chaodipi.log import is_seat
 from chaodipi.rules import RuleSet
 
 __all__ = ["Game", "GameError", "Match", "team_of"]
@@ -100,7 +101,7 @@ class Game:
             raise GameError(f"the game has reached {MAX_HANDS} hands")
         d = self.next_dealer
         if first_seat is not None:
-            if isinstance(first_seat, bool) or not isinstance(first_seat, int) or not 0 <= first_seat <= 3:
+            if not is_seat(first_seat):
                 raise GameError(f"the first seat is a seat 0..3, not {first_seat!r}")
             if d is not None and first_seat != d:
                 raise GameError(f"the dealer, seat {d}, receives the first card, not seat {first_seat}")

@@ -80,7 +80,7 @@ from chaodipi.bidding import (
 from chaodipi.cards import Card, Rank, Suit, format_cards, points_of
 from chaodipi.leads import unit_leads
 from chaodipi.levels import Progress, Side
-from chaodipi.log import Action, ActionKind, Event, EventKind, IllegalActionError
+from chaodipi.log import Action, ActionKind, Event, EventKind, IllegalActionError, is_seat
 from chaodipi.play import FollowRule, check_throw
 from chaodipi.rules import FryTurns, FryVisibility, RuleSet
 from chaodipi.settlement import LastTrick, Settlement, settle
@@ -344,7 +344,7 @@ class Hand:
 
     @staticmethod
     def _check_seat(player: object) -> None:
-        if not isinstance(player, int) or isinstance(player, bool) or not 0 <= player <= 3:
+        if not is_seat(player):
             raise IllegalActionError(f"a player is a seat 0..3, not {player!r}")
 
     @staticmethod
@@ -1096,7 +1096,10 @@ class Hand:
 
     def order_for(self, seat: int) -> TrumpOrder:
         """The card order ``seat`` may sort by: never one that depends on a trump hidden from it."""
-        known = self.known_trump(seat)
+        return self._order_known(self.known_trump(seat))
+
+    def _order_known(self, known: Suit | str | None) -> TrumpOrder:
+        """The card order for a trump as :meth:`known_trump` gives it."""
         if known == "flag" or self.level is None:
             return TrumpOrder.of(self.rules, None, None)
         if known == "?":
@@ -1128,7 +1131,7 @@ class Hand:
         self._check_seat(seat)
         known = self.known_trump(seat)
         announced = not self.dark or self.kitty_trump_used or self.phase in (Phase.PLAY, Phase.OVER)
-        sort_trump = known if isinstance(known, str) and not isinstance(known, Suit) else trump_text(known)
+        sort_trump = trump_text(known) if known is None or isinstance(known, Suit) else known  # or "flag", "?"
         trump: str | None = None  # None while the seat cannot know it
         if sort_trump == "flag" or (announced and sort_trump != "?"):
             trump = sort_trump
@@ -1140,7 +1143,7 @@ class Hand:
             dealer=self.dealer,
             level="flag" if self.level is None else self.level.symbol,
             trump=trump,
-            hand=tuple(self.order_for(seat).sorted(self.hands[seat])),
+            hand=tuple(self._order_known(known).sorted(self.hands[seat])),
             kitty=kitty,
             bids=tuple(self.bid_entries(seat)),
             current_trick=tuple(self.current),

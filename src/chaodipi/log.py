@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeGuard
 
 from chaodipi.cards import Card, CardError, format_cards, parse_cards
 
@@ -34,6 +34,7 @@ __all__ = [
     "EventKind",
     "IllegalActionError",
     "Visibility",
+    "is_seat",
 ]
 
 
@@ -61,8 +62,13 @@ class ActionKind(StrEnum):
 PLAYER_ACTIONS = frozenset(ActionKind) - {ActionKind.CLOSE}
 
 
+def is_seat(value: object) -> TypeGuard[int]:
+    """Whether ``value`` is a seat: a whole number 0..3 (not a bool)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 3
+
+
 def _seat(value: object, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
+    if not is_seat(value):
         raise ActionError(f"{what} must be a seat 0..3, not {value!r}")
     return value
 

@@ -44,6 +44,7 @@ __all__ = [
     "FORMATS",
     "MAX_ACTIONS_PER_HAND",
     "MAX_RECORD_BYTES",
+    "SEAT_NAMES",
     "RecordError",
     "describe_game",
     "format_deal",

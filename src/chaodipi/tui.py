@@ -75,6 +75,18 @@ def _trump_text(view: View) -> str:
     return trump_words(parse_trump(view.trump)[1])
 
 
+def _own_kitty(view: View) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
+    """The kitty the seat last picked up this hand and what it buried since (read from its own events)."""
+    picked_up: tuple[Card, ...] = ()
+    buried: tuple[Card, ...] = ()
+    for e in view.events:
+        if e.player == view.seat and e.kind is EventKind.KITTY_TAKEN:
+            picked_up, buried = e.cards, ()
+        elif e.player == view.seat and e.kind is EventKind.BURIED:
+            buried = e.cards
+    return picked_up, buried
+
+
 def _bid_text(b: BidOption) -> str:
     return format_cards(b.cards) + (f" {b.choose}" if b.choose else "")
 
@@ -101,8 +113,6 @@ class TerminalGame:
         self.read = read
         self.console = console or Console(highlight=False, soft_wrap=True)
         self.hand: Hand | None = None
-        self.picked_up: tuple[Card, ...] = ()  # the kitty South picked up this hand
-        self.buried: tuple[Card, ...] = ()  # what South buried this hand
         self._completions: list[str] = []
 
     def write(self, text: str | Text = "") -> None:
@@ -127,7 +137,7 @@ class TerminalGame:
             elif text == "history":
                 self.show_history()
             elif text == "kitty":
-                self.show_kitty()
+                self.show_kitty(view)
             elif text == "hint":
                 self.write(f"hint 提示: {self.suggest(view)}")
             else:
@@ -179,7 +189,7 @@ class TerminalGame:
         by_suit: dict[str, list[Card]] = {}
         for c in view.hand:
             by_suit.setdefault(effective[c.index], []).append(c)
-        marked = list(self.picked_up) if view.phase == Phase.BURY else []
+        marked = list(_own_kitty(view)[0]) if view.phase == Phase.BURY else []
         title = "your hand 你的牌" + (" (* = from the kitty 底牌)" if marked else "") + ":"
         self.write(title)
         table = Table(box=None, show_header=False, padding=(0, 1, 0, 2))  # widths by terminal cells (CJK)
@@ -226,13 +236,14 @@ class TerminalGame:
             plays = "   ".join(f"{SHORT[p]}: {format_cards(c)}" for p, c in t.plays)
             self.write(f"  trick {i:2} 第{i}轮: {plays} → {SHORT[t.winner]} ({t.points} 分)")
 
-    def show_kitty(self) -> None:
+    def show_kitty(self, view: View) -> None:
         """The kitty South picked up and what South buried (only South's own)."""
-        if not self.picked_up:
+        picked_up, buried = _own_kitty(view)
+        if not picked_up:
             self.write("you have not held the kitty this hand 你没有拿底牌")
             return
-        self.write(f"kitty picked up 拿到的底牌: {format_cards(self.picked_up)}")
-        self.write(f"you buried 你扣的底: {format_cards(self.buried) if self.buried else '(not yet 还没扣)'}")
+        self.write(f"kitty picked up 拿到的底牌: {format_cards(picked_up)}")
+        self.write(f"you buried 你扣的底: {format_cards(buried) if buried else '(not yet 还没扣)'}")
 
     def your_turn(self, what: str) -> None:
         """The line that says it is South's turn."""
@@ -269,10 +280,8 @@ class TerminalGame:
         if k is EventKind.KITTY_TRUMP:
             return f"nobody declared: the kitty is turned up 翻底 {cards} → trump 主 {_seat_words(e.detail)}"
         if k is EventKind.KITTY_TAKEN:
-            self.picked_up, self.buried = e.cards, ()
             return f"you pick up the kitty 拿底牌: {cards} (marked * in your hand)"
         if k is EventKind.BURIED:
-            self.buried = e.cards
             return f"you bury 扣底: {cards} (type kitty to see it again)"
         if k is EventKind.FRY_FAILED:
             return f"{who}'s fry failed 炒底失败: {cards} ({e.points:+d} to the scoring side)"
@@ -461,7 +470,6 @@ class TerminalGame:
     def play_hand(self, hand: Hand) -> None:
         """Play one hand through the one driver: South at the terminal, the bots from their views."""
         self.hand = hand
-        self.picked_up = self.buried = ()
         seen = 0
         last_options: list[BidOption] = []
 

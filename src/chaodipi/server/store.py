@@ -73,7 +73,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 from chaodipi.cards import Card
 from chaodipi.game import Game
 from chaodipi.hand import Phase
-from chaodipi.log import Action
+from chaodipi.log import Action, is_seat
 from chaodipi.record import RecordError, format_deal, game_record, parse_deal, unfinished_at
 from chaodipi.rules import RuleSet
 
@@ -318,7 +318,7 @@ class Store:
             parse_deal(text)
         except RecordError as exc:
             raise StoreError(f"table {table_id}, hand {hand_number}: deal: {exc}") from None
-        if isinstance(first_seat, bool) or not isinstance(first_seat, int) or not 0 <= first_seat <= 3:
+        if not is_seat(first_seat):
             raise StoreError(f"table {table_id}, hand {hand_number}: the first seat is a seat 0..3, not {first_seat!r}")
         now = _now()
         with Session(self.engine) as session, session.begin():
