@@ -302,8 +302,46 @@ def _cmd_play(args: argparse.Namespace) -> int:
     return play_main(args.preset, args.bot, args.seed, args.hands)
 
 
+def _cmd_serve(args: argparse.Namespace) -> int:
+    try:
+        from chaodipi.server.serve import default_owner, serve
+        from chaodipi.server.table import ServerConfig
+    except ModuleNotFoundError as exc:
+        raise CommandError(f"chaodipi serve needs {exc.name}: pip install chaodipi") from None
+    config = ServerConfig(
+        owner=args.owner or default_owner(args.port),
+        deal_ms=args.deal_ms,
+        bot_delay_ms=args.bot_delay_ms,
+        hand_pause_ms=args.hand_pause_ms,
+        time_scale=args.time_scale,
+    )
+    serve(args.host, args.port, args.db, config)
+    return 0
+
+
+def _port(text: str) -> int:
+    value = _whole(text, 1)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"a port is 1..65535, not {text!r}")
+    return value
+
+
+def _millis(text: str) -> int:
+    return _whole(text, 0)
+
+
+def _scale(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not (0 < value <= 100 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be a number above 0 and at most 100, not {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The ``chaodipi`` argument parser: referee, demo, simulate, replay, selfplay, arena and play."""
+    """The ``chaodipi`` argument parser: referee, demo, simulate, replay, selfplay, arena, play and serve."""
     parser = argparse.ArgumentParser(prog="chaodipi", description="炒地皮 (Chao Di Pi) rules engine and tools")
     sub = parser.add_subparsers(dest="command", required=True)
     ref = sub.add_parser("referee", help="answer rule questions: JSON lines on stdin, answers on stdout")
@@ -353,6 +391,22 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--seed", type=seed_option, default=None, help="a whole number, at least 0; random if left out")
     pl.add_argument("--hands", type=count_option, default=None, help="stop after this many hands (at least 1)")
     pl.set_defaults(func=_cmd_play)
+    sv = sub.add_parser("serve", help="run the game server: the lobby over HTTP, tables over WebSockets")
+    sv.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
+    sv.add_argument("--port", type=_port, default=8000, help="the port (default 8000)")
+    sv.add_argument(
+        "--db",
+        default="sqlite:///chaodipi.db",
+        help="the database URL: an SQLite file (default sqlite:///chaodipi.db) or postgresql+psycopg://…",
+    )
+    sv.add_argument("--owner", default=None, help="this process's name in the database (default host:port)")
+    sv.add_argument("--deal-ms", type=_millis, default=120, help="milliseconds between two dealt cards (120)")
+    sv.add_argument("--bot-delay-ms", type=_millis, default=700, help="a bot's pause before it acts (700)")
+    sv.add_argument("--hand-pause-ms", type=_millis, default=5000, help="the pause between hands (5000)")
+    sv.add_argument(
+        "--time-scale", type=_scale, default=1.0, help="multiplies the rules' time limits (default 1; 0.1 for tests)"
+    )
+    sv.set_defaults(func=_cmd_serve)
     return parser
 
 

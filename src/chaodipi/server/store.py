@@ -43,7 +43,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -52,6 +52,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     CheckConstraint,
     DateTime,
     ForeignKey,
@@ -63,6 +64,7 @@ from sqlalchemy import (
     UniqueConstraint,
     create_engine,
     event,
+    or_,
     select,
     update,
 )
@@ -80,15 +82,20 @@ from chaodipi.rules import RuleSet
 __all__ = [
     "DEFAULT_URL",
     "Base",
+    "NotOwnerError",
+    "SeatKind",
+    "SeatTakenError",
     "StaleSequenceError",
     "Store",
     "StoreError",
     "StoredAction",
     "StoredHand",
+    "StoredSeat",
     "StoredTable",
     "TableInfo",
     "TableStatus",
     "UnknownTableError",
+    "game_seed",
     "migrate",
 ]
 
@@ -108,6 +115,30 @@ class UnknownTableError(StoreError):
 
 class StaleSequenceError(StoreError):
     """An append named a sequence number the table has moved past (or not reached): another writer won."""
+
+
+class NotOwnerError(StaleSequenceError):
+    """Another server process owns the table now (its lease ran out and was taken)."""
+
+
+class SeatTakenError(StoreError):
+    """The seat is taken (or, for a change to a seat, not taken)."""
+
+
+class SeatKind(StrEnum):
+    """Who sits in a seat."""
+
+    PLAYER = "player"
+    BOT = "bot"
+
+
+def game_seed(seed: int, game: int) -> int:
+    """The seed of game ``game`` (1, 2, …) at a table seeded ``seed``: the table's seed, then the next ones (64-bit).
+
+    >>> game_seed(7, 1), game_seed(7, 3), game_seed(2**63 - 1, 2)
+    (7, 9, -9223372036854775808)
+    """
+    return (seed + game - 1 + 2**63) % 2**64 - 2**63
 
 
 class TableStatus(StrEnum):
@@ -147,6 +178,12 @@ class TableRow(Base):
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     last_seq: Mapped[int] = mapped_column(Integer)  # 0 before the first action
     hand_number: Mapped[int] = mapped_column(Integer)  # the hand being played; 0 before the first
+    name: Mapped[str] = mapped_column(String(64), default="")
+    game: Mapped[int] = mapped_column(Integer, default=1)  # the game being played: 1, 2, … at this table
+    deadline_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    owner: Mapped[str | None] = mapped_column(String(64), nullable=True)  # the server process that runs it
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
 class HandRow(Base):
@@ -163,6 +200,7 @@ class HandRow(Base):
     first_seat: Mapped[int] = mapped_column(SmallInteger)
     deal: Mapped[str] = mapped_column(String(216))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    game: Mapped[int] = mapped_column(Integer, default=1)
 
 
 class ActionRow(Base):
@@ -185,6 +223,25 @@ class ActionRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
+class SeatRow(Base):
+    """A taken seat: a player (guest name, hashed resume token) or a bot, and the bot that plays for it."""
+
+    __tablename__ = "seats"
+    __table_args__ = (
+        CheckConstraint("seat BETWEEN 0 AND 3", name="ck_seats_seat"),
+        CheckConstraint("kind IN ('player', 'bot')", name="ck_seats_kind"),
+    )
+
+    table_id: Mapped[int] = mapped_column(Integer, ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    name: Mapped[str] = mapped_column(String(32))
+    bot: Mapped[str] = mapped_column(String(16))  # a bot seat's strength; a player's 托管 bot
+    token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    auto: Mapped[bool] = mapped_column(Boolean, default=False)  # 托管: the bot plays for the player
+    joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
 # -- what load returns ----------------------------------------------------------------------------
 
 
@@ -200,6 +257,24 @@ class TableInfo:
     updated_at: datetime
     last_seq: int
     hand_number: int
+    name: str = ""
+    game: int = 1
+    deadline_at: datetime | None = None
+    owner: str | None = None
+    lease_until: datetime | None = None
+    heartbeat_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSeat:
+    """A taken seat as stored (``token_hash``: the SHA-256 of a player's resume token, never the token)."""
+
+    seat: int
+    kind: SeatKind
+    name: str
+    bot: str
+    token_hash: str | None
+    auto: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +294,7 @@ class StoredHand:
     first_seat: int
     deal: str
     actions: tuple[StoredAction, ...]
+    game: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,10 +364,12 @@ class Store:
         self.engine.dispose()
 
     # -- writing ----------------------------------------------------------------------------------
-    def create_table(self, rules: RuleSet, seed: int) -> int:
-        """A new table (waiting for players) with these rules and seed; returns its id."""
+    def create_table(self, rules: RuleSet, seed: int, *, name: str = "") -> int:
+        """A new table (waiting for players) with these rules, seed and name; returns its id."""
         if isinstance(seed, bool) or not isinstance(seed, int) or not SEED_RANGE[0] <= seed <= SEED_RANGE[1]:
             raise StoreError(f"a table's seed is a whole number that fits 64 bits, not {seed!r}")
+        if not isinstance(name, str) or len(name) > 64:
+            raise StoreError("a table's name is text of at most 64 characters")
         now = _now()
         row = TableRow(
             rules=json.dumps(rules.to_spec(), ensure_ascii=False, sort_keys=True),
@@ -301,17 +379,28 @@ class Store:
             updated_at=now,
             last_seq=0,
             hand_number=0,
+            name=name,
+            game=1,
         )
         with Session(self.engine) as session, session.begin():
             session.add(row)
             session.flush()
             return row.id
 
-    def record_hand_start(self, table_id: int, hand_number: int, deal: str | Sequence[Card], first_seat: int) -> None:
+    def record_hand_start(
+        self,
+        table_id: int,
+        hand_number: int,
+        deal: str | Sequence[Card],
+        first_seat: int,
+        *,
+        deadline_at: datetime | None = None,
+    ) -> None:
         """Store the start of hand ``hand_number`` (the next one: 1, 2, …): its deal and first seat.
 
         ``deal`` is the 108 cards in dealing order, or their 216-character text
-        (:func:`chaodipi.record.format_deal`). The table moves to that hand and to ``playing``.
+        (:func:`chaodipi.record.format_deal`). The hand belongs to the table's current game;
+        the table moves to that hand and to ``playing``, with ``deadline_at`` as its deadline.
         """
         text = deal if isinstance(deal, str) else format_deal(deal)
         try:
@@ -325,7 +414,12 @@ class Store:
             moved = session.connection().execute(
                 update(TableRow)
                 .where(TableRow.id == table_id, TableRow.hand_number == hand_number - 1)
-                .values(hand_number=hand_number, status=TableStatus.PLAYING.value, updated_at=now)
+                .values(
+                    hand_number=hand_number,
+                    status=TableStatus.PLAYING.value,
+                    updated_at=now,
+                    deadline_at=deadline_at,
+                )
             )
             if moved.rowcount != 1:
                 current = self._info(session, table_id).hand_number
@@ -333,34 +427,53 @@ class Store:
                     f"table {table_id} is at hand {current}: hand {hand_number} cannot start "
                     f"(the next is {current + 1})"
                 )
+            game = self._info(session, table_id).game
             session.add(
-                HandRow(table_id=table_id, number=hand_number, first_seat=first_seat, deal=text, created_at=now)
+                HandRow(
+                    table_id=table_id, number=hand_number, first_seat=first_seat, deal=text, created_at=now, game=game
+                )
             )
 
-    def append(self, table_id: int, expected_seq: int, hand_number: int, action: Action) -> int:
+    def append(
+        self,
+        table_id: int,
+        expected_seq: int,
+        hand_number: int,
+        action: Action,
+        *,
+        deadline_at: datetime | None = None,
+        owner: str | None = None,
+    ) -> int:
         """Store ``action`` as number ``expected_seq + 1`` of the table, in hand ``hand_number``; returns that number.
 
         One transaction: the table's ``last_seq`` moves from ``expected_seq`` on only if it is
-        still there (and the table is in that hand), then the action is inserted. If another
-        writer took the number first, :class:`StaleSequenceError` is raised and nothing changes.
+        still there (and the table is in that hand, and owned by ``owner`` when one is named),
+        then the action is inserted; the table's deadline becomes ``deadline_at`` (the next
+        decision's). If another writer took the number first, :class:`StaleSequenceError` is
+        raised and nothing changes.
         """
         seq = expected_seq + 1
         now = _now()
         text = json.dumps(action.to_json(), ensure_ascii=False, separators=(",", ":"))
         try:
             with Session(self.engine) as session, session.begin():
+                where = [
+                    TableRow.id == table_id,
+                    TableRow.last_seq == expected_seq,
+                    TableRow.hand_number == hand_number,
+                ]
+                if owner is not None:
+                    where.append(TableRow.owner == owner)
                 moved = session.connection().execute(
                     update(TableRow)
-                    .where(
-                        TableRow.id == table_id,
-                        TableRow.last_seq == expected_seq,
-                        TableRow.hand_number == hand_number,
-                    )
-                    .values(last_seq=seq, updated_at=now)
+                    .where(*where)
+                    .values(last_seq=seq, updated_at=now, deadline_at=deadline_at)
                     .execution_options(synchronize_session=False)
                 )
                 if moved.rowcount != 1:
                     info = self._info(session, table_id)
+                    if owner is not None and info.owner != owner:
+                        raise NotOwnerError(f"table {table_id} is run by {info.owner or 'no server'}, not {owner}")
                     if info.last_seq != expected_seq:
                         raise StaleSequenceError(
                             f"table {table_id} is at action {info.last_seq}, not {expected_seq}: "
@@ -385,6 +498,142 @@ class Store:
             if moved.rowcount != 1:
                 raise UnknownTableError(f"no table {table_id}")
 
+    def set_deadline(self, table_id: int, deadline_at: datetime | None) -> None:
+        """Store the deadline of the decision the table waits for now (None: none)."""
+        with Session(self.engine) as session, session.begin():
+            moved = session.connection().execute(
+                update(TableRow).where(TableRow.id == table_id).values(deadline_at=deadline_at)
+            )
+            if moved.rowcount != 1:
+                raise UnknownTableError(f"no table {table_id}")
+
+    def next_game(self, table_id: int) -> int:
+        """Start the table's next game (the current one must be over); returns its number."""
+        with Session(self.engine) as session, session.begin():
+            info = self._info(session, table_id)
+            if info.status is not TableStatus.FINISHED:
+                raise StoreError(f"table {table_id} is {info.status}: its game is not over")
+            session.connection().execute(
+                update(TableRow)
+                .where(TableRow.id == table_id)
+                .values(game=info.game + 1, status=TableStatus.PLAYING.value, updated_at=_now(), deadline_at=None)
+            )
+            return info.game + 1
+
+    # -- seats --------------------------------------------------------------------------------------
+    def take_seat(
+        self,
+        table_id: int,
+        seat: int,
+        kind: SeatKind,
+        name: str,
+        *,
+        bot: str = "rules",
+        token_hash: str | None = None,
+    ) -> None:
+        """Seat a player or a bot in an empty seat; :class:`SeatTakenError` if someone sits there."""
+        if not is_seat(seat):
+            raise StoreError(f"a seat is 0..3, not {seat!r}")
+        try:
+            with Session(self.engine) as session, session.begin():
+                self._info(session, table_id)
+                if session.get(SeatRow, (table_id, seat)) is not None:
+                    raise SeatTakenError(f"seat {seat} of table {table_id} is taken")
+                session.add(
+                    SeatRow(
+                        table_id=table_id,
+                        seat=seat,
+                        kind=SeatKind(kind).value,
+                        name=name,
+                        bot=bot,
+                        token_hash=token_hash,
+                        auto=False,
+                        joined_at=_now(),
+                    )
+                )
+        except IntegrityError:
+            raise SeatTakenError(f"seat {seat} of table {table_id} is taken") from None
+
+    def update_seat(
+        self,
+        table_id: int,
+        seat: int,
+        *,
+        kind: SeatKind | None = None,
+        name: str | None = None,
+        token_hash: str | bool | None = False,
+        auto: bool | None = None,
+    ) -> None:
+        """Change a taken seat: who sits there, its name, its token hash (False: unchanged), 托管 on or off."""
+        values: dict[str, Any] = {}
+        if kind is not None:
+            values["kind"] = SeatKind(kind).value
+        if name is not None:
+            values["name"] = name
+        if token_hash is not False:
+            values["token_hash"] = token_hash
+        if auto is not None:
+            values["auto"] = auto
+        with Session(self.engine) as session, session.begin():
+            moved = session.connection().execute(
+                update(SeatRow).where(SeatRow.table_id == table_id, SeatRow.seat == seat).values(**values)
+            )
+            if moved.rowcount != 1:
+                raise SeatTakenError(f"seat {seat} of table {table_id} is empty")
+
+    def free_seat(self, table_id: int, seat: int) -> None:
+        """Empty a seat (before the game starts)."""
+        with Session(self.engine) as session, session.begin():
+            row = session.get(SeatRow, (table_id, seat))
+            if row is None:
+                raise SeatTakenError(f"seat {seat} of table {table_id} is empty")
+            session.delete(row)
+
+    def seats(self, table_id: int) -> dict[int, StoredSeat]:
+        """The table's taken seats, by seat."""
+        with Session(self.engine) as session:
+            rows = session.scalars(select(SeatRow).where(SeatRow.table_id == table_id)).all()
+            return {
+                r.seat: StoredSeat(r.seat, SeatKind(r.kind), r.name, r.bot, r.token_hash, bool(r.auto)) for r in rows
+            }
+
+    # -- ownership: one server process runs a table at a time ----------------------------------------
+    def claim(self, table_id: int, owner: str, lease: timedelta) -> TableInfo | None:
+        """Make ``owner`` the table's owner until now + ``lease`` if no other owner's lease is running.
+
+        Returns the table as it was before the claim (its ``heartbeat_at`` says when its last
+        owner was last known alive), or None when another owner holds it.
+        """
+        now = _now()
+        with Session(self.engine) as session, session.begin():
+            before = self._info(session, table_id)
+            moved = session.connection().execute(
+                update(TableRow)
+                .where(
+                    TableRow.id == table_id,
+                    or_(TableRow.owner.is_(None), TableRow.owner == owner, TableRow.lease_until < now),
+                )
+                .values(owner=owner, lease_until=now + lease, heartbeat_at=now)
+            )
+            return before if moved.rowcount == 1 else None
+
+    def renew(self, owner: str, lease: timedelta) -> int:
+        """Extend the lease of every table ``owner`` holds; returns how many."""
+        now = _now()
+        with Session(self.engine) as session, session.begin():
+            moved = session.connection().execute(
+                update(TableRow).where(TableRow.owner == owner).values(lease_until=now + lease, heartbeat_at=now)
+            )
+            return int(moved.rowcount)
+
+    def release(self, owner: str, table_id: int | None = None) -> None:
+        """Give up ``owner``'s tables (or one of them): another process may claim them at once."""
+        with Session(self.engine) as session, session.begin():
+            query = update(TableRow).where(TableRow.owner == owner)
+            if table_id is not None:
+                query = query.where(TableRow.id == table_id)
+            session.connection().execute(query.values(owner=None, lease_until=None))
+
     # -- reading ----------------------------------------------------------------------------------
     def list_tables(self, status: TableStatus | None = None) -> list[TableInfo]:
         """Every table (or those with ``status``), oldest first."""
@@ -393,6 +642,11 @@ class Store:
             query = query.where(TableRow.status == TableStatus(status).value)
         with Session(self.engine) as session:
             return [_table_info(row) for row in session.scalars(query)]
+
+    def info(self, table_id: int) -> TableInfo:
+        """The table's row."""
+        with Session(self.engine) as session:
+            return self._info(session, table_id)
 
     def load(self, table_id: int) -> StoredTable:
         """The table's row, and each hand's deal and actions, as stored (checked: numbers without gaps)."""
@@ -418,23 +672,29 @@ class Store:
         for k, h in enumerate(hands, 1):
             if h.number != k:
                 raise StoreError(f"table {table_id}: hand {k} is missing (the next stored is {h.number})")
-        stored = tuple(StoredHand(h.number, h.first_seat, h.deal, tuple(actions[h.number])) for h in hands)
+        stored = tuple(StoredHand(h.number, h.first_seat, h.deal, tuple(actions[h.number]), h.game) for h in hands)
         return StoredTable(info, stored)
 
-    def rebuild(self, table_id: int) -> Game:
-        """The table's game now: its stored deals and actions replayed through the engine.
+    def rebuild(self, table_id: int, game: int | None = None) -> Game:
+        """The table's game ``game`` (default: the current one) now: its stored deals and actions replayed.
 
-        Every hand that is over has been applied to the game (:meth:`Game.finish_hand`); the
-        last hand may be in progress. A hand in its deal is rebuilt up to its last action (the
-        cards dealt after it are the deal's next ones: the caller deals them again).
+        Game ``n`` is seeded :func:`game_seed`\\ (table seed, n). Every hand that is over has been
+        applied to the game (:meth:`Game.finish_hand`); the last hand may be in progress. A hand
+        in its deal is rebuilt up to its last action (the cards dealt after it are the deal's
+        next ones: the caller deals them again).
         """
         stored = self.load(table_id)
         info = stored.info
-        game = Game(info.rules, info.seed)
+        number = info.game if game is None else game
+        if not 1 <= number <= info.game:
+            raise StoreError(f"table {table_id} has played games 1 to {info.game}, not game {number}")
+        result = Game(info.rules, game_seed(info.seed, number))
         for h in stored.hands:
+            if h.game != number:
+                continue
             where = f"table {table_id}, hand {h.number}"
             try:
-                hand = game.new_hand(deck=parse_deal(h.deal), first_seat=h.first_seat)
+                hand = result.new_hand(deck=parse_deal(h.deal), first_seat=h.first_seat)
             except ValueError as exc:
                 raise StoreError(f"{where}: {exc}") from None
             for a in h.actions:
@@ -443,17 +703,19 @@ class Store:
                 except ValueError as exc:
                     raise StoreError(f"{where}, action {a.seq} ({a.action.to_json()}): {exc}") from None
             if hand.phase in (Phase.OVER, Phase.REDEAL):
-                game.finish_hand()
-        return game
+                result.finish_hand()
+        return result
 
-    def finished_record(self, table_id: int, *, players: list[str] | None = None) -> dict[str, Any]:
-        """The record (docs/record-format.md) of the table's finished game, which :func:`~chaodipi.record.replay`
-        accepts; :class:`StoreError` while the game is not over."""
-        game = self.rebuild(table_id)
-        stop = unfinished_at(game)
+    def finished_record(
+        self, table_id: int, *, game: int | None = None, players: list[str] | None = None
+    ) -> dict[str, Any]:
+        """The record (docs/record-format.md) of the table's finished game ``game`` (default: the current
+        one), which :func:`~chaodipi.record.replay` accepts; :class:`StoreError` while it is not over."""
+        played = self.rebuild(table_id, game)
+        stop = unfinished_at(played)
         if stop is not None:
             raise StoreError(f"table {table_id}: the game is unfinished: {stop}")
-        return game_record(game, players=players)
+        return game_record(played, players=players)
 
     def _info(self, session: Session, table_id: int) -> TableInfo:
         row = session.get(TableRow, table_id)
@@ -472,4 +734,17 @@ def _table_info(row: TableRow) -> TableInfo:
         updated_at=row.updated_at,
         last_seq=row.last_seq,
         hand_number=row.hand_number,
+        name=row.name,
+        game=row.game,
+        deadline_at=_aware(row.deadline_at),
+        owner=row.owner,
+        lease_until=_aware(row.lease_until),
+        heartbeat_at=_aware(row.heartbeat_at),
     )
+
+
+def _aware(moment: datetime | None) -> datetime | None:
+    """SQLite gives back naive datetimes: they were stored in UTC."""
+    if moment is None or moment.tzinfo is not None:
+        return moment
+    return moment.replace(tzinfo=UTC)

@@ -1,0 +1,931 @@
+"""A table at the server: one asyncio task reading one queue, so no two actions ever race.
+
+Everything that changes a table goes through its queue as a command: a client's message,
+a seat taken from the lobby, a bot's decision coming back from the process pool. Clocks
+(the next card of the deal, a decision's deadline, a bot's turn, the pause between hands)
+wake the same task. An accepted action is checked by the engine
+(:meth:`Hand.verify_apply <chaodipi.hand.Hand.verify_apply>`), applied, and stored in one
+transaction with the expected sequence number (:meth:`Store.append
+<chaodipi.server.store.Store.append>`) **before** any client hears of it; every message a
+seat receives is built from :meth:`Hand.view(seat) <chaodipi.hand.Hand.view>` alone.
+
+A table's lasting state is in the database: its rules and seed, its seats, each hand's
+deal, the accepted actions and the current deadline. :meth:`Table.restore` rebuilds a table
+from them after a restart and extends its deadline by the time the server was down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import logging
+import secrets
+from collections.abc import Callable
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any, Protocol, TypeVar
+
+from chaodipi.game import Game
+from chaodipi.hand import Hand
+from chaodipi.log import Action, ActionKind, IllegalActionError
+from chaodipi.rules import RuleSet
+from chaodipi.server.bots import BOT_NAMES, BotRunner, bot_seed
+from chaodipi.server.protocol import (
+    Act,
+    Again,
+    Auto,
+    ClientMessage,
+    Hello,
+    Leave,
+    Ping,
+    dumps,
+    error_message,
+)
+from chaodipi.server.store import (
+    SeatKind,
+    StaleSequenceError,
+    Store,
+    StoredSeat,
+    TableInfo,
+    TableStatus,
+    game_seed,
+)
+from chaodipi.view import Phase
+
+__all__ = ["MAX_NAME", "Peer", "ServerConfig", "Table", "TableError", "hash_token"]
+
+log = logging.getLogger("chaodipi.server")
+T = TypeVar("T")
+
+#: The longest guest name.
+MAX_NAME = 24
+#: WebSocket close codes the server uses (4000–4999 are the application's).
+CLOSE_LEFT = 4000  # the seat was left (this or another connection of the seat)
+CLOSE_UNKNOWN_TOKEN = 4401
+CLOSE_MOVED = 4409  # another server process runs the table now
+
+
+class TableError(ValueError):
+    """A lobby request the table refuses (a taken seat, a bad name, a game not over); the message says why."""
+
+    def __init__(self, message: str, status: int = 409) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def hash_token(token: str) -> str:
+    """What the database keeps of a resume token: its SHA-256, never the token itself."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(slots=True)
+class ServerConfig:
+    """How the server paces and limits its tables (the rules' time limits come from each table's rules)."""
+
+    owner: str = "local"  # this process's name in the tables' ``owner`` column
+    deal_ms: int = 120  # between two cards of the deal
+    bot_delay_ms: int = 700  # a bot's pause before it acts, so that people can follow
+    hand_pause_ms: int = 5000  # between a hand's end and the next deal
+    time_scale: float = 1.0  # multiplies every decision's time limit (tests and the benchmark shorten them)
+    lease_s: float = 15.0  # how long a claim on a table lasts without renewal
+    rate_per_s: float = 20.0  # messages a connection may send per second, on average
+    rate_burst: int = 40  # … and in a burst
+    send_queue: int = 256  # messages waiting for a slow client before it is dropped
+    hello_timeout_s: float = 10.0
+    bot_workers: int = 2
+
+
+class Peer(Protocol):
+    """A client connection as a table sees it: which seat, what it has been sent, and a way to send."""
+
+    seat: int
+    hand_sent: int  # the hand whose events it holds
+    events_sent: int  # how many of that hand's events (as its seat sees them) it holds
+
+    def send(self, text: str) -> None:
+        """Queue a message (a client that cannot keep up is dropped)."""
+        ...
+
+    def close(self, code: int, reason: str) -> None:
+        """Close the connection after what is queued."""
+        ...
+
+
+@dataclass(slots=True)
+class SeatState:
+    """A taken seat: who sits there, the bot that plays for it, 托管, and its connections."""
+
+    kind: SeatKind
+    name: str
+    bot: str
+    token_hash: str | None
+    auto: bool = False
+    peers: list[Peer] = field(default_factory=list)
+
+    def to_json(self, seat: int) -> dict[str, Any]:
+        """The public form: nothing about the token."""
+        return {
+            "seat": seat,
+            "kind": self.kind.value,
+            "name": self.name,
+            "bot": self.bot if self.kind is SeatKind.BOT else None,
+            "auto": self.auto,
+            "connected": bool(self.peers) or self.kind is SeatKind.BOT,
+        }
+
+
+@dataclass(slots=True)
+class Deadline:
+    """The decision the table waits for: whose (None: anyone may still bid), what, and when it runs out."""
+
+    seat: int | None
+    kind: str  # declare, bury, fry, play
+    due: float  # the event loop's clock
+    at: datetime  # wall clock (stored)
+    key: tuple[int, int, str]  # (hand, seq, phase): a new decision has a new key
+
+    def to_json(self, now: float) -> dict[str, Any]:
+        """``{"seat", "kind", "ms"}``: milliseconds remaining."""
+        return {"seat": self.seat, "kind": self.kind, "ms": max(0, round((self.due - now) * 1000))}
+
+
+# -- commands: everything that changes a table arrives through its queue ---------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Connect:
+    peer: Peer
+    hello: Hello
+
+
+@dataclass(frozen=True, slots=True)
+class _Message:
+    peer: Peer
+    message: ClientMessage
+
+
+@dataclass(frozen=True, slots=True)
+class _Disconnect:
+    peer: Peer
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """A lobby request run in the table's task; its answer (or error) goes to ``future``."""
+
+    fn: Callable[[], Any]
+    future: asyncio.Future[Any]
+
+
+@dataclass(frozen=True, slots=True)
+class _BotDone:
+    seat: int
+    key: tuple[Any, ...]
+    action: Action | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Stop:
+    pass
+
+
+_Command = _Connect | _Message | _Disconnect | _Call | _BotDone | _Stop
+
+
+class Table:
+    """One table: its seats, its game, its clocks and its connections, run by one task (:meth:`run`)."""
+
+    def __init__(
+        self,
+        info: TableInfo,
+        seats: dict[int, StoredSeat],
+        *,
+        store: Store,
+        db: Executor,
+        bots: BotRunner,
+        config: ServerConfig,
+    ) -> None:
+        self.store = store
+        self.db = db
+        self.bots = bots
+        self.config = config
+        self.queue: asyncio.Queue[_Command] = asyncio.Queue()
+        self.task: asyncio.Task[None] | None = None
+        self.moved = False  # another process took the table over
+        self.latencies: list[float] = []  # seconds from a player's action arriving to its broadcast
+        self._load(info, seats)
+
+    def _load(self, info: TableInfo, seats: dict[int, StoredSeat]) -> None:
+        """Take the stored state (the game itself is rebuilt by :meth:`restore`)."""
+        self.id = info.id
+        self.info = info
+        self.rules: RuleSet = info.rules
+        self.seats: list[SeatState | None] = [None, None, None, None]
+        for n, s in seats.items():
+            self.seats[n] = SeatState(s.kind, s.name, s.bot, s.token_hash, s.auto)
+        self.game: Game | None = None
+        self.game_number = info.game
+        self.hand_number = info.hand_number
+        self.seq = info.last_seq
+        self.status = info.status
+        self.deadline: Deadline | None = None
+        self.deal_due: float | None = None
+        self.pause_due: float | None = None
+        self.bot_due: dict[int, tuple[float, tuple[Any, ...]]] = {}
+        self.thinking: dict[int, tuple[Any, ...]] = {}
+        self.asked_in_countdown: dict[int, int] = {}  # seat → the sequence number it was last asked at
+        self.pending_leaves: set[int] = set()
+        self.hand_settled = True  # the current hand's result is applied to the game
+
+    # -- the task --------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the table's task."""
+        self.task = asyncio.get_running_loop().create_task(self.run(), name=f"table-{self.id}")
+
+    async def stop(self) -> None:
+        """Stop the task (what is stored stays; a restarted server carries on from it)."""
+        if self.task is None:
+            return
+        self.queue.put_nowait(_Stop())
+        try:
+            await asyncio.wait_for(asyncio.shield(self.task), 5)
+        except TimeoutError:
+            self.task.cancel()
+        self.task = None
+
+    def submit(self, command: _Command) -> None:
+        """Queue a command for the table's task."""
+        self.queue.put_nowait(command)
+
+    async def call(self, fn: Callable[[], Any]) -> Any:
+        """Run ``fn`` (a coroutine function or a plain one) in the table's task and return its answer."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.submit(_Call(fn, future))
+        return await future
+
+    def connect(self, peer: Peer, hello: Hello) -> None:
+        """A client said hello on ``peer``."""
+        self.submit(_Connect(peer, hello))
+
+    def message(self, peer: Peer, message: ClientMessage) -> None:
+        """A client message on a connection that said hello."""
+        self.submit(_Message(peer, message))
+
+    def disconnect(self, peer: Peer) -> None:
+        """A connection closed."""
+        self.submit(_Disconnect(peer))
+
+    async def run(self) -> None:
+        """Read the queue and the clocks until stopped; one command at a time, in arrival order."""
+        loop = asyncio.get_running_loop()
+        while True:
+            wake = self._next_wake()
+            command: _Command | None
+            try:
+                if wake is None:
+                    command = await self.queue.get()
+                else:
+                    async with asyncio.timeout_at(wake):
+                        command = await self.queue.get()
+            except TimeoutError:
+                command = None
+            if isinstance(command, _Stop):
+                return
+            try:
+                if command is not None:
+                    await self._handle(command, loop.time())
+                await self._clocks()
+            except asyncio.CancelledError:
+                raise
+            except StaleSequenceError as exc:
+                log.warning("table %s: another server runs it now (%s)", self.id, exc)
+                self._moved()
+                return
+            except Exception:
+                log.exception("table %s: internal error; reloading it from the database", self.id)
+                await self._reload()
+
+    def _next_wake(self) -> float | None:
+        times = [t for t in (self.deal_due, self.pause_due) if t is not None]
+        if self.deadline is not None:
+            times.append(self.deadline.due)
+        times.extend(due for due, _ in self.bot_due.values())
+        return min(times) if times else None
+
+    async def _db(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run a store call in the database thread(s), so the event loop never waits on the disk."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.db, lambda: fn(*args, **kwargs))
+
+    # -- commands --------------------------------------------------------------------------------
+    async def _handle(self, command: _Command, arrived: float) -> None:
+        if isinstance(command, _Connect):
+            await self._on_connect(command.peer, command.hello)
+        elif isinstance(command, _Disconnect):
+            self._on_disconnect(command.peer)
+        elif isinstance(command, _Message):
+            await self._on_message(command.peer, command.message, arrived)
+        elif isinstance(command, _Call):
+            try:
+                answer = command.fn()
+                if asyncio.iscoroutine(answer):
+                    answer = await answer
+            except Exception as exc:
+                if not command.future.done():
+                    command.future.set_exception(exc)
+                if not isinstance(exc, ValueError):
+                    raise
+            else:
+                if not command.future.done():
+                    command.future.set_result(answer)
+        elif isinstance(command, _BotDone):
+            await self._on_bot_done(command)
+
+    async def _on_connect(self, peer: Peer, hello: Hello) -> None:
+        digest = hash_token(hello.token)
+        seat = next(
+            (
+                n
+                for n, s in enumerate(self.seats)
+                if s is not None and s.token_hash is not None and hmac.compare_digest(s.token_hash, digest)
+            ),
+            None,
+        )
+        if seat is None:
+            peer.send(dumps(error_message(self.seq, "unknown_token", "no seat at this table has this token")))
+            peer.close(CLOSE_UNKNOWN_TOKEN, "unknown token")
+            return
+        state = self.seats[seat]
+        assert state is not None
+        peer.seat = seat
+        hand = self._hand()
+        resume = (
+            hand is not None
+            and hello.hand == self.hand_number
+            and hello.events is not None
+            and hello.seq is not None
+            and hello.seq <= self.seq
+            and hello.events <= len(hand.visible_events(seat))
+        )
+        peer.hand_sent = self.hand_number
+        peer.events_sent = hello.events if resume and hello.events is not None else 0
+        was_connected = bool(state.peers)
+        state.peers.append(peer)
+        welcome: dict[str, Any] = {
+            "type": "welcome",
+            "table": self.id,
+            "name": self.info.name,
+            "seat": seat,
+            "seq": self.seq,
+            "rules": self.rules.to_spec(),
+            "status": self.status.value,
+            "resumed": resume,
+            "seats": self._seats_json(),
+        }
+        welcome.update(self._state_message(seat, peer))
+        peer.send(dumps(welcome))
+        if not was_connected:
+            self._broadcast_seats(skip=peer)
+
+    def _on_disconnect(self, peer: Peer) -> None:
+        state = self.seats[peer.seat] if 0 <= peer.seat <= 3 else None
+        if state is not None and peer in state.peers:
+            state.peers.remove(peer)
+            if not state.peers:
+                self._broadcast_seats()
+
+    async def _on_message(self, peer: Peer, message: ClientMessage, arrived: float) -> None:
+        seat = peer.seat
+        state = self.seats[seat]
+        if state is None or peer not in state.peers:
+            return  # the seat was left meanwhile
+        ref = message.ref
+        if isinstance(message, Ping):
+            out: dict[str, Any] = {"type": "pong", "seq": self.seq}
+            if ref is not None:
+                out["id"] = ref
+            peer.send(dumps(out))
+            return
+        if isinstance(message, Auto):
+            await self._set_auto(seat, message.on)
+            self._schedule()
+            return
+        if isinstance(message, Leave):
+            await self._leave(seat)
+            return
+        if isinstance(message, Again):
+            try:
+                await self._again()
+            except TableError as exc:
+                peer.send(dumps(error_message(self.seq, "illegal", str(exc), ref)))
+            return
+        assert isinstance(message, Act)
+        hand = self._hand()
+        if message.seq != self.seq:
+            peer.send(
+                dumps(
+                    error_message(
+                        self.seq,
+                        "stale",
+                        f"the table is at sequence number {self.seq}, not {message.seq}: look at the latest update",
+                        ref,
+                    )
+                )
+            )
+            return
+        if hand is None or self.hand_settled:
+            peer.send(dumps(error_message(self.seq, "illegal", "no hand is being played now", ref)))
+            return
+        if message.action.kind is ActionKind.LEAVE:
+            await self._leave(seat)
+            return
+        if state.auto:
+            await self._set_auto(seat, False)  # the player acts again: 托管 ends
+        try:
+            await self._accept(message.action, arrived)
+        except IllegalActionError as exc:
+            peer.send(dumps(error_message(self.seq, "illegal", str(exc), ref)))
+            self._schedule()
+
+    async def _on_bot_done(self, done: _BotDone) -> None:
+        if self.thinking.get(done.seat) != done.key:
+            return
+        del self.thinking[done.seat]
+        if done.key != self._bot_key(done.seat):
+            self._schedule()  # the table moved on while the bot thought
+            return
+        await self._bot_apply(done.seat, done.action)
+
+    # -- accepting an action: check, apply, store, then tell ---------------------------------------
+    async def _accept(self, action: Action, arrived: float | None = None) -> None:
+        """The one way an action enters the table: the engine checks it, the store keeps it, then all hear of it."""
+        hand = self._hand()
+        assert hand is not None
+        hand.verify_apply(action)
+        hand.apply(action)
+        recorded = hand.actions[-1]  # as the engine records it (a bid with the number of cards dealt)
+        deadline = self._next_deadline()
+        try:
+            self.seq = await self._db(
+                self.store.append,
+                self.id,
+                self.seq,
+                self.hand_number,
+                recorded,
+                deadline_at=deadline.at if deadline else None,
+                owner=self.config.owner,
+            )
+        except BaseException:
+            await self._reload()  # the hand in memory is ahead of the database: take the database's
+            raise
+        self.deadline = deadline
+        if hand.phase is not Phase.DEAL:
+            self.deal_due = None
+        self._after_change()
+        if arrived is not None:
+            self.latencies.append(asyncio.get_running_loop().time() - arrived)
+
+    def _after_change(self) -> None:
+        """After an action or a card: settle a finished hand, tell every seat, plan the next clocks."""
+        hand = self._hand()
+        if hand is not None and hand.phase in (Phase.OVER, Phase.REDEAL) and not self.hand_settled:
+            self._settle_hand()
+        self._broadcast()
+        self._schedule()
+
+    def _settle_hand(self) -> None:
+        assert self.game is not None
+        self.game.finish_hand()
+        self.hand_settled = True
+        self.deadline = None
+        self.deal_due = None
+        self.bot_due.clear()
+        if self.game.over:
+            self.status = TableStatus.FINISHED
+            self.pause_due = None
+        else:
+            self.pause_due = asyncio.get_running_loop().time() + self.config.hand_pause_ms / 1000
+
+    # -- clocks ----------------------------------------------------------------------------------
+    async def _clocks(self) -> None:
+        """Do what is due: finish a game's status, the next card, a deadline, a bot's turn, the next hand."""
+        loop = asyncio.get_running_loop()
+        if self.status is TableStatus.FINISHED and self.info.status is not TableStatus.FINISHED:
+            await self._db(self.store.set_status, self.id, TableStatus.FINISHED)
+            self.info = await self._db(self.store.info, self.id)
+        for _ in range(200):  # what is due now, a bounded amount at a time
+            now = loop.time()
+            if self.pause_due is not None and self.pause_due <= now:
+                self.pause_due = None
+                await self._start_hand()
+                continue
+            if self.deal_due is not None and self.deal_due <= now:
+                await self._deal_one()
+                continue
+            if self.deadline is not None and self.deadline.due <= now:
+                await self._expire()
+                continue
+            due = [(t, s) for s, (t, _) in self.bot_due.items() if t <= now]
+            if due:
+                _, seat = min(due)
+                _, key = self.bot_due.pop(seat)
+                await self._bot_turn(seat, key)
+                continue
+            return
+
+    async def _deal_one(self) -> None:
+        hand = self._hand()
+        self.deal_due = None
+        if hand is None or hand.phase is not Phase.DEAL:
+            return
+        ev = hand.deal_card()
+        seat = ev.player
+        if hand.phase is Phase.DEAL:
+            self.deal_due = asyncio.get_running_loop().time() + self.config.deal_ms / 1000
+            if seat is not None:
+                self._send_state(seat)
+                if self._bot_plays(seat):
+                    await self._bot_turn(seat, self._bot_key(seat), ask_now=True)
+        else:  # the last card: the countdown starts
+            self.deadline = self._next_deadline()
+            await self._db(self.store.set_deadline, self.id, self.deadline.at if self.deadline else None)
+            self._broadcast()
+            self._schedule()
+
+    async def _expire(self) -> None:
+        deadline = self.deadline
+        assert deadline is not None
+        self.deadline = None
+        hand = self._hand()
+        if hand is None or self.hand_settled:
+            return
+        if deadline.kind == "declare":
+            await self._accept(Action.close())
+            return
+        seat = deadline.seat
+        assert seat is not None
+        state = self.seats[seat]
+        if state is not None and state.kind is SeatKind.PLAYER and not state.auto:
+            await self._set_auto(seat, True)  # 托管 (RULES §13): the bot plays until the player acts again
+        self.bot_due.pop(seat, None)
+        self.thinking.pop(seat, None)
+        await self._bot_turn(seat, self._bot_key(seat), fallback=True)
+
+    # -- bots --------------------------------------------------------------------------------------
+    def _bot_plays(self, seat: int) -> bool:
+        state = self.seats[seat]
+        return state is not None and (state.kind is SeatKind.BOT or state.auto)
+
+    def _bot_name(self, seat: int) -> str:
+        state = self.seats[seat]
+        return state.bot if state is not None and state.bot in BOT_NAMES else "rules"
+
+    def _bot_key(self, seat: int) -> tuple[Any, ...]:
+        hand = self._hand()
+        return (self.hand_number, self.seq, hand.phase.value if hand else "", hand.dealt if hand else 0, seat)
+
+    def _bot_wanted(self, seat: int, hand: Hand) -> bool:
+        """Whether the hand waits on (or offers something to) ``seat`` now."""
+        if hand.phase is Phase.COUNTDOWN:
+            return self.asked_in_countdown.get(seat) != self.seq and bool(hand.possible_bids(seat))
+        if hand.phase in (Phase.BURY, Phase.FRY, Phase.PLAY):
+            return hand.to_act() == seat or (hand.flag and hand.can_show_red5(seat))
+        return False
+
+    async def _bot_turn(
+        self, seat: int, key: tuple[Any, ...], *, ask_now: bool = False, fallback: bool = False
+    ) -> None:
+        hand = self._hand()
+        if hand is None or self.hand_settled or key != self._bot_key(seat):
+            return
+        if not ask_now and not fallback and not self._bot_wanted(seat, hand):
+            return
+        if hand.phase is Phase.COUNTDOWN:
+            self.asked_in_countdown[seat] = self.seq
+        name = self._bot_name(seat)
+        seed = bot_seed(self.info.seed, self.seq, seat, hand.dealt)
+        view = hand.view(seat)
+        if fallback or name != "search":
+            await self._bot_apply(seat, self.bots.decide_now(name if not fallback else "rules", seed, view))
+            return
+        self.thinking[seat] = key
+
+        async def think() -> None:
+            try:
+                action = await self.bots.decide(name, seed, view)
+            except Exception:
+                log.exception("table %s: the %s bot failed in seat %s", self.id, name, seat)
+                action = self.bots.decide_now("rules", seed, view)
+            self.submit(_BotDone(seat, key, action))
+
+        asyncio.get_running_loop().create_task(think())
+
+    async def _bot_apply(self, seat: int, action: Action | None) -> None:
+        hand = self._hand()
+        if hand is None:
+            return
+        if action is None:
+            if hand.to_act() == seat:  # a bot must act on its turn: the rules bot does
+                action = self.bots.decide_now("rules", bot_seed(self.info.seed, self.seq, seat, 1), hand.view(seat))
+            if action is None:
+                self._schedule()
+                return
+        try:
+            await self._accept(action)
+        except IllegalActionError as exc:
+            log.error("table %s: the bot in seat %s broke the rules (%s); the rules bot plays", self.id, seat, exc)
+            backup = self.bots.decide_now("rules", bot_seed(self.info.seed, self.seq, seat, 2), hand.view(seat))
+            if backup is not None and backup != action:
+                await self._accept(backup)
+
+    def _schedule(self) -> None:
+        """Plan the clocks for the state the table is in: dealing, bots' turns, the deadline."""
+        hand = self._hand()
+        loop = asyncio.get_running_loop()
+        if hand is None or self.hand_settled:
+            self.bot_due.clear()
+            return
+        if hand.phase is Phase.DEAL and self.deal_due is None:
+            self.deal_due = loop.time() + self.config.deal_ms / 1000
+        for seat in range(4):
+            key = self._bot_key(seat)
+            if seat in self.thinking or not self._bot_plays(seat) or not self._bot_wanted(seat, hand):
+                if seat in self.bot_due and self.bot_due[seat][1] != key:
+                    del self.bot_due[seat]
+                continue
+            if self.bot_due.get(seat, (0.0, None))[1] != key:
+                self.bot_due[seat] = (loop.time() + self.config.bot_delay_ms / 1000, key)
+
+    def _next_deadline(self) -> Deadline | None:
+        """The deadline of the decision the hand waits for now (a countdown or a seat's turn)."""
+        hand = self._hand()
+        if hand is None or hand.phase in (Phase.DEAL, Phase.OVER, Phase.REDEAL):
+            return None
+        rules = self.rules
+        if hand.phase is Phase.COUNTDOWN:
+            seat, kind, seconds = None, "declare", rules.declare_seconds
+        else:
+            seat = hand.to_act()
+            kind = {Phase.BURY: "bury", Phase.FRY: "fry"}.get(hand.phase, "play")
+            seconds = {"bury": rules.bury_seconds, "fry": rules.fry_seconds}.get(kind, rules.play_seconds)
+        key = (self.hand_number, self.seq, hand.phase.value)
+        if self.deadline is not None and self.deadline.key == key:
+            return self.deadline
+        limit = seconds * self.config.time_scale
+        now = asyncio.get_running_loop().time()
+        return Deadline(seat, kind, now + limit, datetime.now(UTC) + timedelta(seconds=limit), key)
+
+    # -- seats, leaving, games ---------------------------------------------------------------------
+    async def _set_auto(self, seat: int, on: bool) -> None:
+        state = self.seats[seat]
+        if state is None or state.kind is SeatKind.BOT or state.auto == on:
+            return
+        await self._db(self.store.update_seat, self.id, seat, auto=on)
+        state.auto = on
+        self._broadcast_seats()
+
+    async def take_seat(self, seat: int | None, name: str, bot: str | None) -> dict[str, Any]:
+        """Seat a guest (``bot`` None; returns a resume token, shown once) or a bot; starts the game at four."""
+        if self.status is TableStatus.FINISHED or self.game is not None:
+            raise TableError("the game has started: every seat is taken")
+        free = [n for n, s in enumerate(self.seats) if s is None]
+        if seat is None:
+            if not free:
+                raise TableError("the table is full")
+            seat = free[0]
+        if self.seats[seat] is not None:
+            raise TableError(f"seat {seat} is taken")
+        token: str | None = None
+        if bot is None:
+            token = secrets.token_urlsafe(24)
+            state = SeatState(SeatKind.PLAYER, name, "rules", hash_token(token))
+        else:
+            state = SeatState(SeatKind.BOT, name or f"{bot} bot", bot, None)
+        await self._db(
+            self.store.take_seat, self.id, seat, state.kind, state.name, bot=state.bot, token_hash=state.token_hash
+        )
+        self.seats[seat] = state
+        self._broadcast_seats()
+        if all(s is not None for s in self.seats):
+            await self._start_game()
+        out: dict[str, Any] = {"table": self.id, "seat": seat}
+        if token is not None:
+            out["token"] = token
+        return out
+
+    async def leave_by_token(self, token: str) -> dict[str, Any]:
+        """The lobby's leave: the seat whose token this is leaves."""
+        digest = hash_token(token)
+        for n, s in enumerate(self.seats):
+            if s is not None and s.token_hash is not None and hmac.compare_digest(s.token_hash, digest):
+                return await self._leave(n)
+        raise TableError("no seat at this table has this token", 403)
+
+    async def _leave(self, seat: int) -> dict[str, Any]:
+        """Leave: a free seat before or after a game; during one 逃跑 (RULES §13), and the seat's bot plays on."""
+        state = self.seats[seat]
+        assert state is not None
+        hand = self._hand()
+        peers = list(state.peers)
+        in_game = self.game is not None and not self.game.over
+        if in_game:
+            if hand is not None and not self.hand_settled:
+                await self._accept(Action.leave(seat))  # the engine charges the escape penalty
+            else:
+                self.pending_leaves.add(seat)  # between hands: left at the start of the next
+            await self._db(self.store.update_seat, self.id, seat, kind=SeatKind.BOT, token_hash=None, auto=False)
+            self.seats[seat] = SeatState(SeatKind.BOT, state.name, "rules", None)
+        else:
+            await self._db(self.store.free_seat, self.id, seat)
+            self.seats[seat] = None
+        for peer in peers:
+            peer.send(dumps({"type": "left", "seq": self.seq, "seat": seat, "escaped": in_game}))
+            peer.close(CLOSE_LEFT, "left the table")
+        self._broadcast_seats()
+        self._schedule()
+        return {"table": self.id, "seat": seat, "escaped": in_game}
+
+    async def _again(self) -> None:
+        if self.game is None or not self.game.over:
+            raise TableError("the game is not over")
+        if any(s is None for s in self.seats):
+            raise TableError("a new game needs four seats taken")
+        self.game_number = await self._db(self.store.next_game, self.id)
+        self.status = TableStatus.PLAYING
+        self.info = await self._db(self.store.info, self.id)
+        self.game = None
+        await self._start_game()
+
+    async def _start_game(self) -> None:
+        self.game = Game(self.rules, game_seed(self.info.seed, self.game_number))
+        self.status = TableStatus.PLAYING
+        await self._start_hand()
+
+    async def _start_hand(self) -> None:
+        game = self.game
+        if game is None or game.over:
+            return
+        hand = game.new_hand()
+        number = self.hand_number + 1
+        await self._db(self.store.record_hand_start, self.id, number, hand.deck, hand.first_seat)
+        self.hand_number = number
+        self.hand_settled = False
+        self.deadline = None
+        self.deal_due = None
+        self.asked_in_countdown.clear()
+        self.status = TableStatus.PLAYING
+        for seat in sorted(self.pending_leaves):
+            await self._accept(Action.leave(seat))
+        self.pending_leaves.clear()
+        self._broadcast()
+        self._schedule()
+
+    # -- restart -----------------------------------------------------------------------------------
+    async def restore(self, downtime: timedelta) -> None:
+        """Rebuild the game from the database and carry on: deadlines extended by ``downtime``."""
+        info = self.info
+        if info.hand_number == 0 and all(s is not None for s in self.seats) and info.status is TableStatus.PLAYING:
+            await self._start_game()
+            return
+        if info.hand_number == 0:
+            return
+        game = await self._db(self.store.rebuild, self.id)
+        if not game.hands:  # a new game was started but not its first hand
+            self.game = game
+            await self._start_hand()
+            return
+        self.game = game
+        hand = game.current
+        assert hand is not None
+        loop = asyncio.get_running_loop()
+        self.hand_settled = hand.phase in (Phase.OVER, Phase.REDEAL)
+        if self.hand_settled:
+            if game.over:
+                self.status = TableStatus.FINISHED
+            else:
+                self.pause_due = loop.time() + self.config.hand_pause_ms / 1000
+            return
+        self.deadline = self._next_deadline()
+        if self.deadline is not None and info.deadline_at is not None:
+            moved = info.deadline_at + downtime
+            remaining = max(0.0, (moved - datetime.now(UTC)).total_seconds())
+            self.deadline.due = loop.time() + remaining
+            self.deadline.at = moved
+            await self._db(self.store.set_deadline, self.id, moved)
+        self._schedule()
+
+    async def _reload(self) -> None:
+        """Take the database's state again (after an error that may have left memory ahead of it)."""
+        try:
+            info = await self._db(self.store.info, self.id)
+            seats = await self._db(self.store.seats, self.id)
+        except Exception:
+            log.exception("table %s: cannot reload it", self.id)
+            return
+        if info.owner != self.config.owner:
+            self._moved()
+            return
+        peers = [p for s in self.seats if s is not None for p in s.peers]
+        self._load(info, seats)
+        for p in peers:
+            state = self.seats[p.seat]
+            if state is not None and state.token_hash is not None:
+                state.peers.append(p)
+                p.events_sent = 0
+            else:
+                p.close(CLOSE_LEFT, "left the table")
+        await self.restore(timedelta(0))
+        self._broadcast()
+
+    def _moved(self) -> None:
+        self.moved = True
+        for s in self.seats:
+            for p in list(s.peers if s else []):
+                p.send(dumps(error_message(self.seq, "moved", "another server runs this table now: reconnect")))
+                p.close(CLOSE_MOVED, "table moved")
+
+    # -- what clients are sent -----------------------------------------------------------------------
+    def _hand(self) -> Hand | None:
+        return None if self.game is None else self.game.current
+
+    def _seats_json(self) -> list[dict[str, Any] | None]:
+        return [None if s is None else s.to_json(n) for n, s in enumerate(self.seats)]
+
+    def game_json(self) -> dict[str, Any] | None:
+        """The game so far: its number, hands, both teams' levels and credits, each seat's credits, the winner."""
+        game = self.game
+        if game is None:
+            return None
+        out: dict[str, Any] = {
+            "number": self.game_number,
+            "hands": len(game.hands),
+            "levels": [p.to_json() for p in game.progress],
+            "credits": list(game.credits) if self.rules.credits else None,
+            "over": game.over,
+            "winner": game.winner,
+        }
+        seat_credits = getattr(game, "seat_credits", None)
+        if self.rules.credits and seat_credits is not None:
+            out["seat_credits"] = list(seat_credits)
+        return out
+
+    def _state_message(self, seat: int, peer: Peer) -> dict[str, Any]:
+        """The seat's view (built from :meth:`Hand.view` alone) and the events this connection has not had."""
+        hand = self._hand()
+        now = asyncio.get_running_loop().time()
+        out: dict[str, Any] = {
+            "seq": self.seq,
+            "hand": self.hand_number,
+            "game": self.game_json(),
+            "deadline": None if self.deadline is None else self.deadline.to_json(now),
+        }
+        if hand is None:
+            out.update(view=None, events_from=0, events=[])
+            return out
+        view = hand.view(seat).to_json()
+        events = view.pop("events")
+        del view["rules"]  # sent once, in the welcome
+        if peer.hand_sent != self.hand_number:
+            peer.hand_sent, peer.events_sent = self.hand_number, 0
+        start = min(peer.events_sent, len(events))
+        out.update(view=view, events_from=start, events=events[start:])
+        peer.events_sent = len(events)
+        return out
+
+    def _send_state(self, seat: int) -> None:
+        state = self.seats[seat]
+        if state is None:
+            return
+        for peer in state.peers:
+            message = {"type": "update"}
+            message.update(self._state_message(seat, peer))
+            peer.send(dumps(message))
+
+    def _broadcast(self) -> None:
+        for seat in range(4):
+            self._send_state(seat)
+
+    def _broadcast_seats(self, skip: Peer | None = None) -> None:
+        text = dumps({"type": "seats", "seq": self.seq, "seats": self._seats_json()})
+        for s in self.seats:
+            for peer in s.peers if s else []:
+                if peer is not skip:
+                    peer.send(text)
+
+    def summary(self) -> dict[str, Any]:
+        """The lobby's line for this table."""
+        hand = self._hand()
+        return {
+            "id": self.id,
+            "name": self.info.name,
+            "rules": self.rules.to_spec(),
+            "room": self.rules.name,
+            "status": self.status.value,
+            "seats": self._seats_json(),
+            "seq": self.seq,
+            "hand": self.hand_number,
+            "phase": None if hand is None else hand.phase.value,
+            "game": self.game_json(),
+        }
