@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from chaodipi.cards import Card, Rank, parse_cards
 from chaodipi.hand import Hand
 from chaodipi.rules import RuleSet
@@ -87,3 +89,17 @@ def new_hand(
         scoring_progress=Progress(1, scoring or (Rank.TWO if flag else level)),
         flag_failures=flag_failures,
     )
+
+
+#: The server's storage and end-to-end tests run on PostgreSQL too when this names one (``.ci/run`` sets it).
+PG_URL = os.environ.get("CHAODIPI_TEST_PG", "")
+#: The databases a server test runs on: SQLite always; PostgreSQL when CHAODIPI_TEST_PG is set (else skipped).
+DATABASES = [
+    "sqlite",
+    pytest.param(
+        "postgresql",
+        marks=pytest.mark.skipif(
+            not PG_URL, reason="PostgreSQL tests run only when CHAODIPI_TEST_PG holds a postgresql+psycopg:// URL"
+        ),
+    ),
+]

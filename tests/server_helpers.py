@@ -82,6 +82,7 @@ class Client:
 
     async def connect(self, *, resume: bool = False) -> dict[str, Any]:
         """Open the socket and say hello (with where this client stands, when ``resume``); returns the welcome."""
+        self.closed = None
         self.ws = await websockets.connect(self.url, max_size=2**24)
         hello: dict[str, Any] = {"type": "hello", "token": self.token}
         if resume:
@@ -107,8 +108,8 @@ class Client:
         except websockets.ConnectionClosed:
             pass
         finally:
-            rcvd = getattr(self.ws, "close_rcvd", None)
-            self.closed = (rcvd.code, rcvd.reason) if rcvd is not None else (1006, "")
+            code = self.ws.close_code
+            self.closed = (1006 if code is None else int(code), self.ws.close_reason or "")
             self.changed.set()
 
     def _take(self, msg: dict[str, Any]) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import random
 import threading
 import uuid
@@ -24,25 +23,15 @@ from chaodipi.rules import RuleSet
 from chaodipi.server import StaleSequenceError, Store, StoreError, TableStatus, UnknownTableError
 from chaodipi.server.store import ActionRow
 from chaodipi.simulate import RandomPolicy, _new_bid_possible, simulate_game
+from conftest import DATABASES, PG_URL
 
-PG_URL = os.environ.get("CHAODIPI_TEST_PG", "")
 SEED = 5  # a short game under the standard rules (5 hands)
 
 #: Makes a fresh engine on the test's database (each call a new one, as a restarted server would).
 EngineFactory = Callable[[], Engine]
 
 
-@pytest.fixture(
-    params=[
-        "sqlite",
-        pytest.param(
-            "postgresql",
-            marks=pytest.mark.skipif(
-                not PG_URL, reason="PostgreSQL tests run only when CHAODIPI_TEST_PG holds a postgresql+psycopg:// URL"
-            ),
-        ),
-    ]
-)
+@pytest.fixture(params=DATABASES)
 def engines(request: pytest.FixtureRequest, tmp_path: object) -> Iterator[EngineFactory]:
     """Engines on an empty database: an SQLite file, or a PostgreSQL schema of the test's own (dropped after)."""
     made: list[Engine] = []

@@ -1,8 +1,9 @@
 """A game across hands, and matches of several games (RULES §2, §11, §12).
 
 A :class:`Game` owns the seeded generator that shuffles every hand, the two teams'
-progress (circle and level), the dealer rotation, flag-hand failures, credits and the
-end of the game. Team 0 is seats 0 and 2 (南北), team 1 seats 1 and 3 (东西).
+progress (circle and level), the dealer rotation, flag-hand failures, credits (each team's,
+and each seat's, where leaving 逃跑 is charged, RULES §13) and the end of the game.
+Team 0 is seats 0 and 2 (南北), team 1 seats 1 and 3 (东西).
 
 >>> from chaodipi.rules import RuleSet
 >>> game = Game(RuleSet.preset("standard"), seed=7)
@@ -58,6 +59,7 @@ class Game:
         self.rng = random.Random(seed)
         self.progress: list[Progress] = [Progress(1, Rank.TWO), Progress(1, Rank.TWO)]
         self.credits = [0, 0]
+        self.seat_credits = [0, 0, 0, 0]  # each seat's credits: its team's, but a leaver pays its penalty (RULES §13)
         self.flag_failures = [0, 0]
         self.next_dealer: int | None = None  # None: the first hand, decided by bidding
         self.hands: list[Hand] = []
@@ -155,6 +157,12 @@ class Game:
         if res.credits is not None:
             self.credits[dteam] += res.credits[0]
             self.credits[steam] += res.credits[1]
+            # Decision (RULES §13): the team keeps the hand's normal credits (a bot played it out);
+            # a seat that left after the first card is charged its penalty instead of its share.
+            charged = {e.player: e.penalty for e in hand.result.escapes if e.charged}
+            for seat in range(4):
+                share = res.credits[0] if team_of(seat) == dteam else res.credits[1]
+                self.seat_credits[seat] += -charged[seat] if seat in charged else share
         # Decision (RULES §2): keeping the table passes the deal to the partner; losing it, to the next seat.
         self.next_dealer = (d + 2) % 4 if res.table is Side.DEALER else (d + 1) % 4
         if res.game_winner is not None:
@@ -164,12 +172,13 @@ class Game:
         return summary
 
     def to_json(self) -> dict[str, Any]:
-        """A summary: seed, winner, both teams' levels, credits (with the credits option) and hands played."""
+        """A summary: seed, winner, both teams' levels, team and seat credits (with the credits option), hands."""
         return {
             "seed": self.seed,
             "winner": self.winner,
             "levels": [p.to_json() for p in self.progress],
             "credits": list(self.credits) if self.rules.credits else None,
+            "seat_credits": list(self.seat_credits) if self.rules.credits else None,
             "hands": len(self.hands),
         }
 

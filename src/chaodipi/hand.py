@@ -20,6 +20,10 @@ Actions, by phase:
   may first :meth:`Hand.show_red5` (RULES §11.5).
 - ``OVER`` (settled) or ``REDEAL`` (nobody bid in the first hand).
 
+In every phase before ``OVER`` and ``REDEAL`` a player may :meth:`Hand.leave` the game in
+progress (逃跑, RULES §13), once: nothing else changes (a bot plays on for the seat), and the
+penalty is worked out when the hand is settled (:class:`EscapePenalty`).
+
 A whole hand, step by step (the driver, :func:`chaodipi.driver.run_hand`, does this for bots,
 people and the server):
 
@@ -64,7 +68,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from chaodipi.bidding import (
@@ -83,7 +87,7 @@ from chaodipi.levels import Progress, Side
 from chaodipi.log import Action, ActionKind, Event, EventKind, IllegalActionError, is_seat
 from chaodipi.play import FollowRule, check_throw
 from chaodipi.rules import FryTurns, FryVisibility, RuleSet
-from chaodipi.settlement import LastTrick, Settlement, settle
+from chaodipi.settlement import NORMAL_THRESHOLD, LastTrick, Settlement, settle
 from chaodipi.trick import kitty_multiplier, resolve_trick
 from chaodipi.trump import FIVE_HEARTS, TrumpOrder, trump_text
 from chaodipi.units import Format, PlayError, decompose
@@ -92,6 +96,8 @@ from chaodipi.view import BidEntry, BidOption, Legal, Phase, TrickRecord, View
 __all__ = [
     "Action",
     "ActionKind",
+    "Escape",
+    "EscapePenalty",
     "Event",
     "EventKind",
     "Hand",
@@ -101,6 +107,7 @@ __all__ = [
     "Phase",
     "TrickRecord",
     "View",
+    "escape_penalty",
     "seat_side",
 ]
 
@@ -131,6 +138,87 @@ def seat_side(seat: int, dealer: int) -> Side:
     return Side.DEALER if (seat - dealer) % 2 == 0 else Side.SCORING
 
 
+# -- leaving a game in progress 逃跑 (RULES §13) ------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Escape:
+    """A seat that left the hand (逃跑, RULES §13), and how the hand stood when it left.
+
+    ``card_played``: whether any card had been played (a finished trick, or a card of the
+    current one). ``points``: the scoring side's points so far, its captured trick points plus
+    the adjustments so far (what p would be now, without kitty points). ``reached`` (the rule
+    book's ``t``): whether ``points`` reached the threshold at which the scoring side takes the
+    table (80; in a flag hand the option ``flag_threshold``, RULES §11.2, §11.6).
+    """
+
+    player: int
+    card_played: bool
+    points: int
+    reached: bool
+
+
+@dataclass(frozen=True, slots=True)
+class EscapePenalty:
+    """What a seat that left pays, worked out when the hand is settled (RULES §13).
+
+    ``side``: the leaver's side in the hand; ``card_played`` and ``reached`` (``t``) as in its
+    :class:`Escape`; ``normal_loss``: the credits its side loses in the hand's settlement (0 when
+    the side gains, or without the ``credits`` option); ``penalty``: the credits it is charged
+    (:func:`escape_penalty`); ``charged``: whether the penalty replaces the seat's share of its
+    side's credits (a card had been played and the rules set an ``escape_penalty``).
+    """
+
+    player: int
+    side: Side
+    card_played: bool
+    reached: bool
+    normal_loss: int
+    penalty: int
+    charged: bool
+
+    def to_json(self) -> dict[str, Any]:
+        """The record form: ``{"player": 2, "penalty": 15}``."""
+        return {"player": self.player, "penalty": self.penalty}
+
+
+def escape_penalty(rules: RuleSet, side: Side, *, card_played: bool, reached: bool, side_credits: int | None) -> int:
+    """The credits a seat that left pays (逃跑, RULES §13), with P = ``rules.escape_penalty``.
+
+    No penalty without the option (P None) or before the first card. Otherwise, with ``reached``
+    the rule book's ``t`` and the normal loss max(0, −``side_credits``) (0 when the rules keep no
+    credits, ``side_credits`` None): a dealer-side leaver pays exactly P if not ``t``, else
+    max(P, normal loss); a scoring-side leaver pays max(P, normal loss) if not ``t``, else exactly P.
+
+    >>> anchao = RuleSet.preset("anchao")
+    >>> escape_penalty(anchao, Side.DEALER, card_played=True, reached=False, side_credits=-20)
+    15
+    >>> escape_penalty(anchao, Side.DEALER, card_played=True, reached=True, side_credits=-20)
+    20
+    >>> escape_penalty(anchao, Side.SCORING, card_played=False, reached=False, side_credits=-20)
+    0
+    """
+    penalty = rules.escape_penalty
+    if penalty is None or not card_played:
+        return 0
+    loss = max(0, -side_credits) if side_credits is not None else 0
+    at_least = reached if side is Side.DEALER else not reached
+    return max(penalty, loss) if at_least else penalty
+
+
+def _penalty_words(rules: RuleSet, side: Side | None, *, card_played: bool, reached: bool) -> str:
+    """The penalty a leaver faces, in words, as the table is told when it leaves."""
+    penalty = rules.escape_penalty
+    if not card_played:
+        return "no penalty before the first card"
+    if penalty is None:
+        return "these rules set no penalty"
+    assert side is not None  # a card has been played: the dealer is known
+    if reached if side is Side.DEALER else not reached:
+        return f"penalty at least {penalty} credits (the hand's normal loss if larger)"
+    return f"penalty {penalty} credits"
+
+
 # -- records -------------------------------------------------------------------------
 
 
@@ -147,10 +235,11 @@ class HandResult:
     adjustments: tuple[tuple[str, int], ...]  # throw penalties, dark fries, red 5s
     points: int  # p
     settlement: Settlement
+    escapes: tuple[EscapePenalty, ...] = field(default_factory=tuple)  # seats that left (RULES §13)
 
     def to_json(self) -> dict[str, Any]:
-        """The record form of the result (docs/record-format.md)."""
-        return {
+        """The record form of the result (docs/record-format.md); ``escapes`` only when a seat left."""
+        out: dict[str, Any] = {
             "dealer": self.dealer,
             "points": self.points,
             "trick_points": self.trick_points,
@@ -159,6 +248,9 @@ class HandResult:
             "adjustments": [list(a) for a in self.adjustments],
             "settlement": self.settlement.to_json(),
         }
+        if self.escapes:
+            out["escapes"] = [e.to_json() for e in self.escapes]
+        return out
 
 
 # -- the hand ----------------------------------------------------------------------------
@@ -229,6 +321,7 @@ class Hand:
         self.captured = [0, 0]  # points captured by the dealer side, by the scoring side
         self.adjustments: list[tuple[str, int]] = []
         self.result: HandResult | None = None
+        self.escapes: list[Escape] = []  # seats that left, in order (RULES §13)
         self.played_out: list[Card] = []  # cards played before a position given to in_play()
         self.trump_revealed = not self.dark
         self.bid_cards_revealed = not self.dark
@@ -325,6 +418,24 @@ class Hand:
     def dark(self) -> bool:
         """Whether bids and fries are dark 暗炒 (RULES §10.5)."""
         return self.rules.fry_visibility == FryVisibility.DARK
+
+    @property
+    def threshold(self) -> int:
+        """The points at which the scoring side takes the table: 80, or ``flag_threshold`` in a flag hand.
+
+        The same threshold :func:`~chaodipi.settlement.settle` reads the level table at (RULES §11.2, §11.6).
+        """
+        return self.rules.flag_threshold if self.flag else NORMAL_THRESHOLD
+
+    @property
+    def points_so_far(self) -> int:
+        """The scoring side's points so far: captured trick points and adjustments, no kitty (RULES §11.1)."""
+        return self.captured[1] + sum(d for _, d in self.adjustments)
+
+    @property
+    def left(self) -> tuple[int, ...]:
+        """The seats that left the hand (逃跑, RULES §13), in the order they left."""
+        return tuple(e.player for e in self.escapes)
 
     @property
     def standing(self) -> StandingBid | None:
@@ -921,6 +1032,7 @@ class Hand:
             double_red5=red5,
             trump=self.trump_order,
         )
+        escapes = tuple(self._escape_penalty(e, settlement) for e in self.escapes)
         self.result = HandResult(
             self.dealer,
             self.captured[1],
@@ -931,9 +1043,34 @@ class Hand:
             tuple(self.adjustments),
             p,
             settlement,
+            escapes,
         )
         self.phase = Phase.OVER
-        self._record(Event(EventKind.SETTLED, None, (), 0, "; ".join(settlement.events) or f"p = {p}"))
+        notes = [*settlement.events]
+        for e in escapes:
+            if e.charged:
+                notes.append(f"逃跑: player {e.player} pays {e.penalty} credits")
+            else:
+                notes.append(f"逃跑: player {e.player} left, no penalty")
+        self._record(Event(EventKind.SETTLED, None, (), 0, "; ".join(notes) or f"p = {p}"))
+
+    def _escape_penalty(self, escape: Escape, settlement: Settlement) -> EscapePenalty:
+        """The penalty of a seat that left, from the hand's settlement (RULES §13, §11.4)."""
+        side = self.side_of(escape.player)
+        credits = settlement.credits
+        side_credits = None if credits is None else credits[0 if side is Side.DEALER else 1]
+        penalty = escape_penalty(
+            self.rules, side, card_played=escape.card_played, reached=escape.reached, side_credits=side_credits
+        )
+        return EscapePenalty(
+            escape.player,
+            side,
+            escape.card_played,
+            escape.reached,
+            0 if side_credits is None else max(0, -side_credits),
+            penalty,
+            escape.card_played and self.rules.escape_penalty is not None,
+        )
 
     # -- flag hand: showing 5h 5h (RULES §11.5) ----------------------------------------------
     def verify_show_red5(self, player: int) -> None:
@@ -973,6 +1110,50 @@ class Hand:
         self._record(ev)
         return ev
 
+    # -- leaving a game in progress 逃跑 (RULES §13) ------------------------------------------
+    def verify_leave(self, player: int) -> None:
+        """Raise unless ``player`` may leave the game now: once a hand, in any phase until it is over."""
+        self._check_seat(player)
+        if self.phase in (Phase.OVER, Phase.REDEAL):
+            state = "over" if self.phase == Phase.OVER else "redealt"
+            raise IllegalActionError(f"the hand is {state}: nobody leaves it now")
+        if player in self.left:
+            raise IllegalActionError(f"player {player} has already left this hand")
+
+    def can_leave(self, player: int) -> bool:
+        """Whether ``player`` may leave now (:meth:`verify_leave` says why not)."""
+        return _passes(self.verify_leave, player)
+
+    def leave(self, player: int) -> Event:
+        """Leave the game in progress (逃跑, RULES §13).
+
+        Nothing else changes: the seat keeps its cards and its turn, and a bot plays on for it.
+        The hand notes whether a card had been played and whether the scoring side's points so far
+        reach the threshold (:class:`Escape`); the penalty is worked out at the settlement.
+
+        >>> import random
+        >>> from chaodipi.cards import shuffled_deck
+        >>> hand = Hand(RuleSet.preset("anchao"), shuffled_deck(random.Random(3)), first_seat=0, dealer=0)
+        >>> hand.leave(2).detail
+        '逃跑: player 2 left; no penalty before the first card'
+        >>> hand.dealt, hand.left, hand.can_leave(2)
+        (0, (2,), False)
+        """
+        self.verify_leave(player)
+        return self._leave(player)
+
+    def _leave(self, player: int) -> Event:
+        self._record(Action.leave(player))
+        card_played = bool(self.tricks or self.current or self.played_out)  # (played_out: in_play's earlier tricks)
+        points = self.points_so_far
+        reached = points >= self.threshold
+        self.escapes.append(Escape(player, card_played, points, reached))
+        side = None if self.dealer is None else self.side_of(player)
+        words = _penalty_words(self.rules, side, card_played=card_played, reached=reached)
+        ev = Event(EventKind.LEFT, player, detail=f"逃跑: player {player} left; {words}")
+        self._record(ev)
+        return ev
+
     # -- replay ------------------------------------------------------------------------------
     def _held_after(self, player: int, dealt: int) -> list[Card]:
         """The cards ``player`` would hold once ``dealt`` cards are dealt (for checks made ahead)."""
@@ -1000,6 +1181,9 @@ class Hand:
                 self.verify_close_bidding()  # (during the deal: the rest is dealt, then the countdown ends)
             return
         assert player is not None
+        if kind is ActionKind.LEAVE:
+            self.verify_leave(player)  # in any phase, the deal included: nothing is dealt
+            return
         if self.phase == Phase.DEAL:
             # only a flag hand goes from the deal straight to play: its lead and the showing of 5h 5h
             held = self._held_after(player, self.deal_size)
@@ -1031,8 +1215,8 @@ class Hand:
     def apply(self, action: Action) -> Event:
         """Make ``action``: the one dispatcher of players' actions (bots, replay, the server).
 
-        A bid is made after dealing up to its ``at`` (now, if None); any other action first deals
-        the rest of the cards. Atomic: the action is checked first, so a refused action deals
+        A bid is made after dealing up to its ``at`` (now, if None); a leave deals nothing; any other
+        action first deals the rest of the cards. Atomic: the action is checked first, so a refused action deals
         nothing and changes nothing.
         """
         self.verify_apply(action)
@@ -1042,6 +1226,9 @@ class Hand:
                 self.deal_card()
             assert player is not None
             return self._bid(player, cards, choose)
+        if kind is ActionKind.LEAVE:
+            assert player is not None
+            return self._leave(player)
         self.deal_all()
         if kind is ActionKind.CLOSE:
             return self._close_bidding()
@@ -1148,12 +1335,13 @@ class Hand:
             bids=tuple(self.bid_entries(seat)),
             current_trick=tuple(self.current),
             tricks=tuple(self.tricks),
-            points=self.captured[1] + sum(d for _, d in self.adjustments),
+            points=self.points_so_far,
             to_act=self.to_act(),
             events=tuple(self.visible_events(seat)),
             hand_sizes=(len(self.hands[0]), len(self.hands[1]), len(self.hands[2]), len(self.hands[3])),
             legal=self.legal(seat) if legal else Legal(),
             sort_trump=sort_trump,
+            left=self.left,
         )
 
     def legal(self, seat: int, limit: int = 200) -> Legal:

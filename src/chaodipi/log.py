@@ -56,6 +56,7 @@ class ActionKind(StrEnum):
     PASS = "pass"  # decline to fry
     PLAY = "play"  # lead, throw or follow
     SHOW_RED5 = "show_red5"  # show 5h 5h against a flag hand (RULES §11.5)
+    LEAVE = "leave"  # leave the game in progress 逃跑; a bot plays on for the seat (RULES §13)
 
 
 #: Actions made by a player (every kind but ``close``).
@@ -103,6 +104,8 @@ class Action:
             raise ActionError("the end of the countdown has no player")
         if type(self.cards) is not tuple:
             raise ActionError(f"an action's cards must be a tuple of cards, not {self.cards!r}")
+        if kind is ActionKind.LEAVE and (self.cards or self.choose is not None or self.at is not None):
+            raise ActionError("leaving (逃跑) shows no cards and names no trump: a leave has only its player")
         if self.choose is not None and not isinstance(self.choose, str):
             raise ActionError(f"an action's choice must be a text (s, h, c, d or nt), not {self.choose!r}")
         if self.at is not None and (isinstance(self.at, bool) or not isinstance(self.at, int) or self.at < 0):
@@ -143,6 +146,15 @@ class Action:
     def show_red5(cls, player: int) -> Action:
         """Show 5h 5h against a flag hand."""
         return cls(ActionKind.SHOW_RED5, player)
+
+    @classmethod
+    def leave(cls, player: int) -> Action:
+        """Leave the game in progress (逃跑, RULES §13): ``{"a": "leave", "p": 2}``.
+
+        >>> Action.leave(2).to_json()
+        {'a': 'leave', 'p': 2}
+        """
+        return cls(ActionKind.LEAVE, player)
 
     # -- JSON -----------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
@@ -207,6 +219,7 @@ class EventKind(StrEnum):
     KEPT_RED5 = "kept_red5"
     KOU_DI = "kou_di"
     KITTY_SHOWN = "kitty_shown"
+    LEFT = "left"  # a player left the game in progress 逃跑 (RULES §13); public
     SETTLED = "settled"
 
     @property

@@ -78,6 +78,7 @@ ACTION_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "pass": (frozenset({"a", "p"}), frozenset()),
     "show_red5": (frozenset({"a", "p"}), frozenset()),
     "play": (frozenset({"a", "p", "cards"}), frozenset()),
+    "leave": (frozenset({"a", "p"}), frozenset()),
 }
 DEAL_SIZE = 108
 CARD_CODES = {str(c): c for c in Card.ALL}  # the 54 cards as the engine writes them, 2 characters each
@@ -530,6 +531,8 @@ def describe_hand(number: int, hand: Hand) -> Iterator[str]:
             yield f"   {_seat(e.player)} passes"
         elif e.kind == "frying_over":
             yield f"   frying over: {e.detail}"
+        elif e.kind == "left":
+            yield f"   {_seat(e.player)} leaves the game 逃跑 ({e.detail.partition('; ')[2]}); a bot plays on"
         elif e.kind == "played":
             if not plays and tricks == 0:
                 yield f"   trump 主: {trump}; order: {hand.trump_order.order_text()}"
@@ -553,6 +556,8 @@ def describe_hand(number: int, hand: Hand) -> Iterator[str]:
             + (f"; credits {s.credits}" if s.credits else "")
             + (f"; {'; '.join(s.events)}" if s.events else "")
         )
+        for esc in res.escapes:
+            yield f"   逃跑: {_seat(esc.player)} left and pays {esc.penalty} credits"
 
 
 def describe_game(game: Game) -> Iterator[str]:

@@ -21,7 +21,7 @@ from enum import StrEnum
 from typing import Any
 
 from chaodipi.cards import Card, CardError, Rank, Suit, format_cards, parse_cards
-from chaodipi.log import Action, ActionError, Event
+from chaodipi.log import Action, ActionError, Event, is_seat
 from chaodipi.rules import RuleError, RuleSet
 from chaodipi.trump import TrumpOrder
 
@@ -228,7 +228,8 @@ class View:
     ``trump`` is the trump as the seat knows it (``s``, ``h``, ``c``, ``d``, ``nt``, ``flag``),
     None while hidden from it; ``sort_trump`` the trump its hand is sorted by (in the dark,
     before play, its own last bid's; ``?`` when it knows none). ``kitty`` is shown only to
-    whoever holds or last buried it, and to all once the hand is over.
+    whoever holds or last buried it, and to all once the hand is over. ``left``: the seats that
+    left the hand (逃跑, RULES §13; a bot plays on for them), public.
     """
 
     seat: int
@@ -248,6 +249,7 @@ class View:
     hand_sizes: tuple[int, int, int, int] = (0, 0, 0, 0)  # how many cards each seat holds (public)
     legal: Legal = field(default_factory=Legal)
     sort_trump: str = "?"
+    left: tuple[int, ...] = ()
 
     def order(self) -> TrumpOrder:
         """The card order the view's hand is sorted by (never one built on a trump hidden from the seat)."""
@@ -273,8 +275,8 @@ class View:
         return seen
 
     def to_json(self) -> dict[str, Any]:
-        """The wire form of the view (what the server sends a seat)."""
-        return {
+        """The wire form of the view (what the server sends a seat); ``left`` only when a seat left."""
+        out: dict[str, Any] = {
             "seat": self.seat,
             "rules": self.rules.to_spec(),
             "phase": self.phase.value,
@@ -293,6 +295,9 @@ class View:
             "hand_sizes": list(self.hand_sizes),
             "legal": self.legal.to_json(),
         }
+        if self.left:
+            out["left"] = list(self.left)
+        return out
 
     @classmethod
     def from_json(cls, obj: object) -> View:
@@ -304,6 +309,9 @@ class View:
             sizes = tuple(int(n) for n in obj["hand_sizes"])
             if len(sizes) != 4:
                 raise ValueError("hand_sizes must list four seats")
+            left = obj.get("left", [])
+            if not isinstance(left, list) or not all(is_seat(p) for p in left):
+                raise ValueError(f"left must list seats 0..3, not {left!r}")
             return cls(
                 seat=int(obj["seat"]),
                 rules=RuleSet.from_spec(obj["rules"]),
@@ -322,6 +330,7 @@ class View:
                 hand_sizes=(sizes[0], sizes[1], sizes[2], sizes[3]),
                 legal=Legal.from_json(obj["legal"]),
                 sort_trump=str(obj.get("sort_trump", "?")),
+                left=tuple(left),
             )
         except (KeyError, TypeError, ValueError, RuleError) as exc:
             if isinstance(exc, ActionError):

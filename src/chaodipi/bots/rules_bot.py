@@ -307,6 +307,8 @@ def _trump_strength(hand: Sequence[Card], rules: RuleSet, level: Rank, trump: Su
 
 
 def _bid_choice(view: View, options: Sequence[BidOption], *, fry: bool) -> Action | None:
+    if not options:
+        return None  # nothing to bid (a flag hand has no bidding at all)
     rules = view.rules
     level = Rank.parse(view.level)
     hand = list(view.hand)

@@ -274,10 +274,12 @@ def _table_id(request: Request) -> int:
 
 
 async def health(request: Request, server: Server) -> Response:
+    """``GET /api/health``: the server is up, its owner name and how many tables it runs."""
     return JSONResponse({"ok": True, "owner": server.config.owner, "tables": len(server.tables)})
 
 
 async def presets(request: Request, server: Server) -> Response:
+    """``GET /api/presets``: the rule presets with their options, and the bots."""
     return JSONResponse(
         {
             "presets": [{"name": n, "rules": RuleSet.preset(n).describe()} for n in PRESET_NAMES],
@@ -287,6 +289,7 @@ async def presets(request: Request, server: Server) -> Response:
 
 
 async def list_tables(request: Request, server: Server) -> Response:
+    """``GET /api/tables``: the lobby, newest first (``?status=waiting|playing|finished``)."""
     status = request.query_params.get("status")
     if status is not None and status not in {s.value for s in TableStatus}:
         raise TableError("status is waiting, playing or finished", 400)
@@ -319,16 +322,19 @@ async def list_tables(request: Request, server: Server) -> Response:
 
 
 async def create_table(request: Request, server: Server) -> Response:
+    """``POST /api/tables``: a new table (201 with its summary)."""
     table = await server.create_table(await _body(request))
     return JSONResponse(await table.call(table.summary), status_code=201)
 
 
 async def get_table(request: Request, server: Server) -> Response:
+    """``GET /api/tables/{id}``: one table's summary."""
     table = await server.table(_table_id(request))
     return JSONResponse(await table.call(table.summary))
 
 
 async def take_seat(request: Request, server: Server) -> Response:
+    """``POST /api/tables/{id}/seats``: a guest takes a seat (its resume token comes back once) or a bot fills it."""
     body = await _body(request)
     _only(body, {"name", "seat", "bot"})
     seat = body.get("seat")
@@ -344,6 +350,7 @@ async def take_seat(request: Request, server: Server) -> Response:
 
 
 async def leave(request: Request, server: Server) -> Response:
+    """``POST /api/tables/{id}/leave``: the seat with this token leaves (逃跑 during a game)."""
     body = await _body(request)
     _only(body, {"token"})
     token = body.get("token")
@@ -354,6 +361,7 @@ async def leave(request: Request, server: Server) -> Response:
 
 
 async def record(request: Request, server: Server) -> Response:
+    """``GET /api/tables/{id}/games/{n}/record``: a finished game's record."""
     table_id = _table_id(request)
     raw = request.path_params["game"]
     if not raw.isdigit() or len(raw) > 9:
@@ -390,6 +398,7 @@ class Connection:
 
     @seat.setter
     def seat(self, value: int) -> None:
+        """Set by the table when it accepts the hello."""
         self._seat = value
         self.ready.set()
 
@@ -500,11 +509,12 @@ async def table_socket(websocket: WebSocket) -> None:
             if text is None:
                 return
             if not conn.allow():
-                strikes += 1
+                strikes += 1  # refused in a row: a client that keeps flooding is closed
                 conn.send(dumps(error_message(table.seq, "rate", "too many messages: slow down")))
                 if strikes > server.config.rate_burst:
                     conn.close(CLOSE_TOO_FAST, "too many messages")
                 continue
+            strikes = 0
             try:
                 message = parse_client(text, seat=conn.seat)
             except ProtocolError as exc:

@@ -652,9 +652,17 @@ class Store:
         """The table's row, and each hand's deal and actions, as stored (checked: numbers without gaps)."""
         with Session(self.engine) as session:
             info = self._info(session, table_id)
-            hands = session.scalars(select(HandRow).where(HandRow.table_id == table_id).order_by(HandRow.number)).all()
+            # The row is read first: what a writer adds meanwhile (a later action or hand) is left out,
+            # so a table being played is read as it stood at one moment.
+            hands = session.scalars(
+                select(HandRow)
+                .where(HandRow.table_id == table_id, HandRow.number <= info.hand_number)
+                .order_by(HandRow.number)
+            ).all()
             rows = session.scalars(
-                select(ActionRow).where(ActionRow.table_id == table_id).order_by(ActionRow.seq)
+                select(ActionRow)
+                .where(ActionRow.table_id == table_id, ActionRow.seq <= info.last_seq)
+                .order_by(ActionRow.seq)
             ).all()
         actions: dict[int, list[StoredAction]] = {h.number: [] for h in hands}
         for k, row in enumerate(rows, 1):

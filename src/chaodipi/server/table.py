@@ -607,6 +607,8 @@ class Table:
         name = self._bot_name(seat)
         seed = bot_seed(self.info.seed, self.seq, seat, hand.dealt)
         view = hand.view(seat)
+        if hand.phase in (Phase.DEAL, Phase.COUNTDOWN) and not view.legal.bids and not view.legal.show_red5:
+            return  # nothing to decide (the driver asks only seats that could bid, too)
         if fallback or name != "search":
             await self._bot_apply(seat, self.bots.decide_now(name if not fallback else "rules", seed, view))
             return
