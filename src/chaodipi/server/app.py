@@ -8,6 +8,7 @@ HTTP (JSON in, JSON out; errors are ``{"error": "..."}`` with a 4xx status):
 
 ``GET  /api/health``                    the server is up; its owner name and tables run
 ``GET  /api/presets``                   the rule presets and the bots
+``GET  /api/stats``                     accepted actions and the action-to-broadcast latency
 ``GET  /api/tables``                    the lobby: tables, newest first (``?status=waiting``…)
 ``POST /api/tables``                    a new table: ``{"name", "rules", "seed"?, "bots"?}``
 ``GET  /api/tables/{id}``               one table
@@ -49,7 +50,7 @@ from chaodipi.server.protocol import (
     parse_hello,
 )
 from chaodipi.server.store import DEFAULT_URL, SEED_RANGE, Store, StoreError, TableStatus, UnknownTableError
-from chaodipi.server.table import MAX_NAME, ServerConfig, Table, TableError
+from chaodipi.server.table import MAX_NAME, ServerConfig, Stats, Table, TableError
 
 __all__ = ["Connection", "Server", "create_app"]
 
@@ -77,6 +78,7 @@ class Server:
         self.db = ThreadPoolExecutor(1 if sqlite else 4, thread_name_prefix="chaodipi-db")
         self.bots = BotRunner(self.config.bot_workers)
         self.tables: dict[int, Table] = {}
+        self.stats = Stats()
         self._loading = asyncio.Lock()
         self._renewer: asyncio.Task[None] | None = None
         self._writes: dict[str, list[float]] = {}
@@ -132,7 +134,7 @@ class Server:
         last_alive = before.heartbeat_at or before.updated_at
         downtime = max(timedelta(0), now - last_alive) if before.deadline_at is not None else timedelta(0)
         seats = await self.db_call(self.store.seats, table_id)
-        table = Table(before, seats, store=self.store, db=self.db, bots=self.bots, config=self.config)
+        table = Table(before, seats, store=self.store, db=self.db, bots=self.bots, config=self.config, stats=self.stats)
         await table.restore(downtime)
         table.start()
         self.tables[table_id] = table
@@ -276,6 +278,15 @@ def _table_id(request: Request) -> int:
 async def health(request: Request, server: Server) -> Response:
     """``GET /api/health``: the server is up, its owner name and how many tables it runs."""
     return JSONResponse({"ok": True, "owner": server.config.owner, "tables": len(server.tables)})
+
+
+async def stats(request: Request, server: Server) -> Response:
+    """``GET /api/stats``: tables, connections, accepted actions and the action-to-broadcast latency."""
+    connections = sum(len(s.peers) for t in server.tables.values() for s in t.seats if s is not None)
+    return JSONResponse(
+        {"owner": server.config.owner, "tables": len(server.tables), "connections": connections}
+        | server.stats.to_json()
+    )
 
 
 async def presets(request: Request, server: Server) -> Response:
@@ -553,6 +564,7 @@ def create_app(url: str = DEFAULT_URL, config: ServerConfig | None = None) -> St
     routes = [
         Route("/api/health", _endpoint(health)),
         Route("/api/presets", _endpoint(presets)),
+        Route("/api/stats", _endpoint(stats)),
         Route("/api/tables", _endpoint(list_tables), methods=["GET"]),
         Route("/api/tables", _endpoint(create_table, write=True), methods=["POST"]),
         Route("/api/tables/{table_id}", _endpoint(get_table)),

@@ -21,6 +21,7 @@ import hashlib
 import hmac
 import logging
 import secrets
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -54,7 +55,7 @@ from chaodipi.server.store import (
 )
 from chaodipi.view import Phase
 
-__all__ = ["MAX_NAME", "Peer", "ServerConfig", "Table", "TableError", "hash_token"]
+__all__ = ["MAX_NAME", "Peer", "ServerConfig", "Stats", "Table", "TableError", "hash_token"]
 
 log = logging.getLogger("chaodipi.server")
 T = TypeVar("T")
@@ -95,6 +96,30 @@ class ServerConfig:
     send_queue: int = 256  # messages waiting for a slow client before it is dropped
     hello_timeout_s: float = 10.0
     bot_workers: int = 2
+
+
+@dataclass(slots=True)
+class Stats:
+    """What the server measures of its tables: accepted actions, and the time from a player's action
+    arriving to its broadcast being queued for every connection (the latest 100,000)."""
+
+    accepted: int = 0
+    latencies: deque[float] = field(default_factory=lambda: deque(maxlen=100_000))
+
+    def to_json(self) -> dict[str, Any]:
+        """Counts and the p50, p95 and p99 latency in milliseconds (None before any player action)."""
+        ordered = sorted(self.latencies)
+
+        def pct(q: float) -> float | None:
+            if not ordered:
+                return None
+            return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000, 3)
+
+        return {
+            "accepted": self.accepted,
+            "player_actions": len(ordered),
+            "latency_ms": {"p50": pct(0.50), "p95": pct(0.95), "p99": pct(0.99), "max": pct(1.0)},
+        }
 
 
 class Peer(Protocol):
@@ -164,6 +189,7 @@ class _Connect:
 class _Message:
     peer: Peer
     message: ClientMessage
+    arrived: float  # the event loop's clock when the message was read off the socket
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +232,7 @@ class Table:
         db: Executor,
         bots: BotRunner,
         config: ServerConfig,
+        stats: Stats | None = None,
     ) -> None:
         self.store = store
         self.db = db
@@ -214,7 +241,7 @@ class Table:
         self.queue: asyncio.Queue[_Command] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
         self.moved = False  # another process took the table over
-        self.latencies: list[float] = []  # seconds from a player's action arriving to its broadcast
+        self.stats = stats or Stats()
         self._load(info, seats)
 
     def _load(self, info: TableInfo, seats: dict[int, StoredSeat]) -> None:
@@ -271,7 +298,7 @@ class Table:
 
     def message(self, peer: Peer, message: ClientMessage) -> None:
         """A client message on a connection that said hello."""
-        self.submit(_Message(peer, message))
+        self.submit(_Message(peer, message, asyncio.get_running_loop().time()))
 
     def disconnect(self, peer: Peer) -> None:
         """A connection closed."""
@@ -279,7 +306,6 @@ class Table:
 
     async def run(self) -> None:
         """Read the queue and the clocks until stopped; one command at a time, in arrival order."""
-        loop = asyncio.get_running_loop()
         while True:
             wake = self._next_wake()
             command: _Command | None
@@ -295,7 +321,7 @@ class Table:
                 return
             try:
                 if command is not None:
-                    await self._handle(command, loop.time())
+                    await self._handle(command)
                 await self._clocks()
             except asyncio.CancelledError:
                 raise
@@ -320,13 +346,13 @@ class Table:
         return await loop.run_in_executor(self.db, lambda: fn(*args, **kwargs))
 
     # -- commands --------------------------------------------------------------------------------
-    async def _handle(self, command: _Command, arrived: float) -> None:
+    async def _handle(self, command: _Command) -> None:
         if isinstance(command, _Connect):
             await self._on_connect(command.peer, command.hello)
         elif isinstance(command, _Disconnect):
             self._on_disconnect(command.peer)
         elif isinstance(command, _Message):
-            await self._on_message(command.peer, command.message, arrived)
+            await self._on_message(command.peer, command.message, command.arrived)
         elif isinstance(command, _Call):
             try:
                 answer = command.fn()
@@ -484,8 +510,9 @@ class Table:
         if hand.phase is not Phase.DEAL:
             self.deal_due = None
         self._after_change()
+        self.stats.accepted += 1
         if arrived is not None:
-            self.latencies.append(asyncio.get_running_loop().time() - arrived)
+            self.stats.latencies.append(asyncio.get_running_loop().time() - arrived)
 
     def _after_change(self) -> None:
         """After an action or a card: settle a finished hand, tell every seat, plan the next clocks."""
