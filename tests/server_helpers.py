@@ -83,6 +83,7 @@ class Client:
     async def connect(self, *, resume: bool = False) -> dict[str, Any]:
         """Open the socket and say hello (with where this client stands, when ``resume``); returns the welcome."""
         self.closed = None
+        self.changed = asyncio.Event()  # (this event loop's: a client may reconnect from another)
         self.ws = await websockets.connect(self.url, max_size=2**24)
         hello: dict[str, Any] = {"type": "hello", "token": self.token}
         if resume:

@@ -500,3 +500,30 @@ def test_serve_is_a_command() -> None:
     assert args.port == 8123 and args.time_scale == 0.5 and args.db == "sqlite:///chaodipi.db"
     with pytest.raises(SystemExit):
         build_parser().parse_args(["serve", "--port", "0"])
+
+
+def test_a_search_bot_thinks_in_the_process_pool_and_the_table_stays_responsive(tmp_path: Any) -> None:
+    async def main() -> None:
+        async with running_server(f"sqlite:///{tmp_path}/db.db", **{**FAST, "time_scale": 100.0}) as base:
+            table = await new_table(base, QUICK_DECLARE, bots={"1": "search", "2": "rules", "3": "search"}, seed=8)
+            _, token = await join(base, table, "快", 0)
+            client = Client(base, table, token)
+            await client.connect()
+            playing = asyncio.get_running_loop().create_task(
+                client.play(until=lambda c: c.view is not None and len(c.view["tricks"]) >= 2, timeout=120)
+            )
+            waits = []
+            while not playing.done():
+                sent = asyncio.get_running_loop().time()
+                ref = f"p{len(waits)}"
+                await client.send({"type": "ping", "id": ref})
+                await client.wait(lambda c, ref=ref: any(m.get("id") == ref for m in c.messages), timeout=10)
+                waits.append(asyncio.get_running_loop().time() - sent)
+                await asyncio.sleep(0.05)
+            await playing
+            plays = [e for e in client.events if e["e"] == "played" and e["p"] in (1, 3)]
+            assert len(plays) >= 2  # the search bots played
+            assert len(waits) > 10 and sorted(waits)[len(waits) // 2] < 0.1, waits
+            await client.close()
+
+    run(main())
