@@ -242,3 +242,70 @@ def test_bad_input_is_refused(engines: EngineFactory) -> None:
     with pytest.raises(StoreError, match="first seat"):
         store.record_hand_start(table, 1, _started(store)[1].deck, 4)
     assert store.load(table).hands == ()
+
+
+def test_one_owner_at_a_time_and_a_lapsed_lease_is_taken_over(engines: EngineFactory) -> None:
+    from datetime import timedelta
+
+    from chaodipi.server.store import NotOwnerError, SeatKind, SeatTakenError
+
+    store = new_store(engines)
+    game = Game(RuleSet.preset("anchao"), seed=SEED)
+    table = store.create_table(game.rules, game.seed, name="一桌")
+    assert store.claim(table, "a", timedelta(seconds=30)) is not None
+    assert store.claim(table, "b", timedelta(seconds=30)) is None  # a's lease runs
+    assert store.claim(table, "a", timedelta(seconds=30)) is not None  # a takes its own back (a restart)
+    hand = game.new_hand()
+    store.record_hand_start(table, 1, format_deal(hand.deck), hand.first_seat)
+    hand.apply(Action.close())
+    with pytest.raises(NotOwnerError):
+        store.append(table, 0, 1, hand.actions[-1], owner="b")
+    assert store.append(table, 0, 1, hand.actions[-1], owner="a") == 1
+    assert store.claim(table, "b", timedelta(seconds=-1)) is None
+    store.release("a")
+    before = store.claim(table, "b", timedelta(seconds=30))
+    assert before is not None and before.owner is None and store.info(table).owner == "b"
+    assert store.renew("b", timedelta(seconds=30)) == 1 and store.renew("a", timedelta(seconds=30)) == 0
+    # seats: taken once, changed, freed
+    store.take_seat(table, 0, SeatKind.PLAYER, "小明", token_hash="ab" * 32)
+    with pytest.raises(SeatTakenError):
+        store.take_seat(table, 0, SeatKind.BOT, "bot")
+    store.update_seat(table, 0, auto=True)
+    assert store.seats(table)[0].auto is True and store.seats(table)[0].token_hash == "ab" * 32
+    store.update_seat(table, 0, kind=SeatKind.BOT, token_hash=None)
+    assert store.seats(table)[0].kind is SeatKind.BOT and store.seats(table)[0].token_hash is None
+    store.free_seat(table, 0)
+    assert store.seats(table) == {}
+    with pytest.raises(SeatTakenError):
+        store.free_seat(table, 0)
+    store.close()
+
+
+def test_games_after_games_at_one_table_rebuild_each(engines: EngineFactory) -> None:
+    from chaodipi.server.store import game_seed
+
+    store = new_store(engines)
+    rules = RuleSet.preset("standard")
+    table = store.create_table(rules, 41)
+    number = 0
+    for g in (1, 2):
+        game = Game(rules, game_seed(41, g))
+        while not game.over:
+            hand = game.new_hand()
+            number += 1
+            store.record_hand_start(table, number, format_deal(hand.deck), hand.first_seat)
+            policy = RandomPolicy(random.Random(number))
+            run_hand(hand, [policy.decide] * 4)
+            seq = store.info(table).last_seq
+            for a in hand.actions:
+                seq = store.append(table, seq, number, a)
+            game.finish_hand()
+        store.set_status(table, TableStatus.FINISHED)
+        assert store.rebuild(table, g).to_json() == game.to_json()
+        replay(store.finished_record(table, game=g))
+        if g == 1:
+            with pytest.raises(StoreError):
+                store.rebuild(table, 2)
+            assert store.next_game(table) == 2
+    assert store.info(table).game == 2
+    store.close()
