@@ -164,6 +164,7 @@ def test_bad_and_stale_messages_are_refused_and_change_nothing(tmp_path: Any) ->
             view = client.engine_view()
             assert view is not None
             await client.send({"type": "act", "seq": client.seq + 1, "action": {"a": "pass"}})
+            await client.send({"type": "act", "seq": "x", "id": "shape"})  # refused for its shape, id echoed
             await client.send({"type": "ping", "id": "done"})
             await client.wait(lambda c: any(m.get("type") == "pong" and m.get("id") == "done" for m in c.messages))
             assert client.seq == before_seq
@@ -171,6 +172,11 @@ def test_bad_and_stale_messages_are_refused_and_change_nothing(tmp_path: Any) ->
             assert client.closed is None
             codes = {e["code"] for e in client.errors}
             assert "stale" in codes and "malformed" in codes
+            shape = [e for e in client.errors if e.get("id") == "shape"]
+            assert shape and shape[0]["code"] == "malformed"
+            # replies come in the order of the messages: the refusal before the pong
+            order = [m.get("id") for m in client.messages if m.get("id") in ("shape", "done")]
+            assert order == ["shape", "done"]
             for e in client.errors:
                 assert isinstance(e["message"], str) and e["message"]
             store = Store(url)
@@ -434,8 +440,9 @@ def test_the_lobby_answers_bad_requests_in_words(tmp_path: Any) -> None:
             tid = table["id"]
             r = await http.post(f"/api/tables/{tid}/seats", json={"seat": 2, "name": "x"})
             assert r.status_code == 409 and "taken" in r.json()["error"]
-            r = await http.post(f"/api/tables/{tid}/seats", json={"name": ""})
-            assert r.status_code == 400
+            for bad in ({"name": ""}, {"name": "x", "seat": 1.0}, {"name": "x", "seat": True}, {"name": "\x07"}):
+                r = await http.post(f"/api/tables/{tid}/seats", json=bad)
+                assert r.status_code == 400, bad
             r = await http.post(f"/api/tables/{tid}/seats", json={"name": "小红"})
             assert r.status_code == 201 and len(r.json()["token"]) >= 30
             token = r.json()["token"]
@@ -485,10 +492,18 @@ def test_a_finished_game_can_start_again_and_its_record_replays(tmp_path: Any) -
             async with httpx.AsyncClient(base_url=base) as http:
                 r = await http.get(f"/api/tables/{table}/games/1/record")
                 assert r.status_code == 200
+                assert r.json()["players"] == ["player", "rules bot", "rules bot", "rules bot"]
                 replay(r.json())
-            await client.send({"type": "again"})
-            await client.wait(lambda c: c.game is not None and c.game["number"] == 2)
-            await client.close()
+                # the player leaves after the game (no penalty: no game is in progress) and comes back
+                await client.send({"type": "leave"})
+                await client.wait(lambda c: c.closed is not None)
+                assert any(m["type"] == "left" and not m["escaped"] for m in client.messages)
+                _, token = await join(base, table, "回来", 0)
+            again = Client(base, table, token)
+            await again.connect()
+            await again.send({"type": "again"})
+            await again.wait(lambda c: c.game is not None and c.game["number"] == 2)
+            await again.close()
 
     run(main())
 
@@ -525,5 +540,23 @@ def test_a_search_bot_thinks_in_the_process_pool_and_the_table_stays_responsive(
             assert len(plays) >= 2  # the search bots played
             assert len(waits) > 10 and sorted(waits)[len(waits) // 2] < 0.1, waits
             await client.close()
+
+    run(main())
+
+
+def test_leaving_between_hands_starts_the_next_hand_with_the_leave(tmp_path: Any) -> None:
+    url = f"sqlite:///{tmp_path}/db.db"
+
+    async def main() -> None:
+        async with running_server(url, **{**FAST, "time_scale": 100.0, "hand_pause_ms": 600_000}) as base:
+            table, client = await _one_seat_table(base, QUICK_DECLARE, seed=8)
+            await client.play(until=over)
+            await client.send({"type": "leave"})
+            await client.wait(lambda c: c.closed is not None)
+            store = Store(url)
+            game = store.rebuild(table)
+            assert len(game.hands) == 2 and game.hands[1].actions[0].to_json() == {"a": "leave", "p": 0}
+            assert store.seats(table)[0].kind.value == "bot"
+            store.close()
 
     run(main())

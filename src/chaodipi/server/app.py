@@ -349,7 +349,7 @@ async def take_seat(request: Request, server: Server) -> Response:
     body = await _body(request)
     _only(body, {"name", "seat", "bot"})
     seat = body.get("seat")
-    if seat is not None and (isinstance(seat, bool) or seat not in (0, 1, 2, 3)):
+    if seat is not None and (type(seat) is not int or seat not in (0, 1, 2, 3)):
         raise TableError("'seat' is 0..3 (or left out: the first free seat)", 400)
     bot = body.get("bot")
     if bot is not None and bot not in BOT_NAMES:
@@ -378,7 +378,9 @@ async def record(request: Request, server: Server) -> Response:
     if not raw.isdigit() or len(raw) > 9:
         raise TableError(f"no game {raw}", 404)
     try:
-        rec = await server.db_call(server.store.finished_record, table_id, game=int(raw))
+        seats = await server.db_call(server.store.seats, table_id)
+        names = [seats[n].name if n in seats else f"seat {n}" for n in range(4)]
+        rec = await server.db_call(server.store.finished_record, table_id, game=int(raw), players=names)
     except UnknownTableError:
         raise TableError(f"no table {table_id}", 404) from None
     return JSONResponse(rec)
@@ -503,7 +505,10 @@ async def table_socket(websocket: WebSocket) -> None:
             async with asyncio.timeout(server.config.hello_timeout_s):
                 text = await _receive(websocket)
         except TimeoutError:
-            text = ""
+            limit = server.config.hello_timeout_s
+            conn.send(dumps(error_message(table.seq, "hello_required", f"no hello within {limit:g} s")))
+            conn.close(CLOSE_BAD_HELLO, "a hello with the seat's token comes first")
+            return
         if text is None:
             return
         try:
@@ -529,9 +534,11 @@ async def table_socket(websocket: WebSocket) -> None:
             try:
                 message = parse_client(text, seat=conn.seat)
             except ProtocolError as exc:
-                conn.send(dumps(error_message(table.seq, exc.code, str(exc))))
                 if exc.code == "too_large":
+                    conn.send(dumps(error_message(table.seq, exc.code, str(exc))))
                     conn.close(CLOSE_TOO_LARGE, "message too large")
+                else:
+                    table.refuse(conn, exc.code, str(exc), exc.ref)
                 continue
             table.message(conn, message)
     except WebSocketDisconnect:

@@ -56,9 +56,10 @@ MAX_NUMBER = 2**31
 class ProtocolError(ValueError):
     """A client message the server cannot take: not JSON, not an object, a wrong field; ``code`` names the kind."""
 
-    def __init__(self, message: str, code: str = "malformed") -> None:
+    def __init__(self, message: str, code: str = "malformed", ref: str | None = None) -> None:
         super().__init__(message)
         self.code = code
+        self.ref = ref  # the message's ``id``, when it had a readable one
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,8 +182,21 @@ def parse_hello(text: str | bytes) -> Hello:
 
 
 def parse_client(text: str | bytes, *, seat: int) -> ClientMessage:
-    """A message from the client in ``seat``, checked for shape (legality is the engine's to check)."""
+    """A message from the client in ``seat``, checked for shape (legality is the engine's to check).
+
+    The :class:`ProtocolError` carries the message's ``id`` when it had a readable one.
+    """
     obj = loads(text)
+    raw_ref = obj.get("id")
+    try:
+        return _parse_object(obj, seat)
+    except ProtocolError as exc:
+        if exc.ref is None and isinstance(raw_ref, str) and len(raw_ref) <= MAX_REF:
+            exc.ref = raw_ref
+        raise
+
+
+def _parse_object(obj: dict[str, Any], seat: int) -> ClientMessage:
     kind = obj.get("type")
     ref = _ref(obj)
     if kind == "act":

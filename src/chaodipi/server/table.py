@@ -169,7 +169,7 @@ class Deadline:
     kind: str  # declare, bury, fry, play
     due: float  # the event loop's clock
     at: datetime  # wall clock (stored)
-    key: tuple[int, int, str]  # (hand, seq, phase): a new decision has a new key
+    key: tuple[int, int, str]  # (hand, decisions made in it, phase): a new decision has a new key
 
     def to_json(self, now: float) -> dict[str, Any]:
         """``{"seat", "kind", "ms"}``: milliseconds remaining."""
@@ -190,6 +190,14 @@ class _Message:
     peer: Peer
     message: ClientMessage
     arrived: float  # the event loop's clock when the message was read off the socket
+
+
+@dataclass(frozen=True, slots=True)
+class _Refuse:
+    """A message refused for its shape: the error goes out in order with the replies to earlier ones."""
+
+    peer: Peer
+    error: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,7 +225,7 @@ class _Stop:
     pass
 
 
-_Command = _Connect | _Message | _Disconnect | _Call | _BotDone | _Stop
+_Command = _Connect | _Message | _Refuse | _Disconnect | _Call | _BotDone | _Stop
 
 
 class Table:
@@ -300,6 +308,10 @@ class Table:
         """A client message on a connection that said hello."""
         self.submit(_Message(peer, message, asyncio.get_running_loop().time()))
 
+    def refuse(self, peer: Peer, code: str, message: str, ref: str | None = None) -> None:
+        """Refuse a message for its shape: an error reply, sent after the replies to the messages before it."""
+        self.submit(_Refuse(peer, {"code": code, "message": message, "ref": ref}))
+
     def disconnect(self, peer: Peer) -> None:
         """A connection closed."""
         self.submit(_Disconnect(peer))
@@ -349,6 +361,9 @@ class Table:
     async def _handle(self, command: _Command) -> None:
         if isinstance(command, _Connect):
             await self._on_connect(command.peer, command.hello)
+        elif isinstance(command, _Refuse):
+            e = command.error
+            command.peer.send(dumps(error_message(self.seq, e["code"], e["message"], e["ref"])))
         elif isinstance(command, _Disconnect):
             self._on_disconnect(command.peer)
         elif isinstance(command, _Message):
@@ -467,9 +482,10 @@ class Table:
         if message.action.kind is ActionKind.LEAVE:
             await self._leave(seat)
             return
-        if state.auto:
-            await self._set_auto(seat, False)  # the player acts again: 托管 ends
         try:
+            if state.auto:
+                hand.verify_apply(message.action)
+                await self._set_auto(seat, False)  # the player acts again: 托管 ends
             await self._accept(message.action, arrived)
         except IllegalActionError as exc:
             peer.send(dumps(error_message(self.seq, "illegal", str(exc), ref)))
@@ -699,12 +715,19 @@ class Table:
             seat = hand.to_act()
             kind = {Phase.BURY: "bury", Phase.FRY: "fry"}.get(hand.phase, "play")
             seconds = {"bury": rules.bury_seconds, "fry": rules.fry_seconds}.get(kind, rules.play_seconds)
-        key = (self.hand_number, self.seq, hand.phase.value)
+        # The decision: a new one starts with each action but a leave or a show of 5h 5h (which end
+        # no decision); in the countdown each bid starts it again.
+        decisions = sum(1 for a in hand.actions if a.kind not in (ActionKind.LEAVE, ActionKind.SHOW_RED5))
+        key = (self.hand_number, decisions, hand.phase.value)
         if self.deadline is not None and self.deadline.key == key:
             return self.deadline
-        limit = seconds * self.config.time_scale
+        limit = self.limit(seconds)
         now = asyncio.get_running_loop().time()
         return Deadline(seat, kind, now + limit, datetime.now(UTC) + timedelta(seconds=limit), key)
+
+    def limit(self, seconds: int) -> float:
+        """A decision's time limit in seconds: the rules' times the server's time scale."""
+        return seconds * self.config.time_scale
 
     # -- seats, leaving, games ---------------------------------------------------------------------
     async def _set_auto(self, seat: int, on: bool) -> None:
@@ -717,7 +740,7 @@ class Table:
 
     async def take_seat(self, seat: int | None, name: str, bot: str | None) -> dict[str, Any]:
         """Seat a guest (``bot`` None; returns a resume token, shown once) or a bot; starts the game at four."""
-        if self.status is TableStatus.FINISHED or self.game is not None:
+        if self.game is not None and not self.game.over:
             raise TableError("the game has started: every seat is taken")
         free = [n for n, s in enumerate(self.seats) if s is None]
         if seat is None:
@@ -737,8 +760,8 @@ class Table:
         )
         self.seats[seat] = state
         self._broadcast_seats()
-        if all(s is not None for s in self.seats):
-            await self._start_game()
+        if self.game is None and all(s is not None for s in self.seats):
+            await self._start_game()  # (after a game, the next starts when a player asks: again)
         out: dict[str, Any] = {"table": self.id, "seat": seat}
         if token is not None:
             out["token"] = token
@@ -762,8 +785,10 @@ class Table:
         if in_game:
             if hand is not None and not self.hand_settled:
                 await self._accept(Action.leave(seat))  # the engine charges the escape penalty
-            else:
-                self.pending_leaves.add(seat)  # between hands: left at the start of the next
+            else:  # between hands: the next hand starts now, and the leave is its first action
+                self.pending_leaves.add(seat)
+                self.pause_due = None
+                await self._start_hand()
             await self._db(self.store.update_seat, self.id, seat, kind=SeatKind.BOT, token_hash=None, auto=False)
             self.seats[seat] = SeatState(SeatKind.BOT, state.name, "rules", None)
         else:
@@ -836,10 +861,17 @@ class Table:
             else:
                 self.pause_due = loop.time() + self.config.hand_pause_ms / 1000
             return
+        for seat in hand.left:  # a leave stored just before a crash: the seat is the bot's
+            state = self.seats[seat]
+            if state is not None and state.kind is SeatKind.PLAYER:
+                await self._db(self.store.update_seat, self.id, seat, kind=SeatKind.BOT, token_hash=None, auto=False)
+                self.seats[seat] = SeatState(SeatKind.BOT, state.name, "rules", None)
         self.deadline = self._next_deadline()
         if self.deadline is not None and info.deadline_at is not None:
-            moved = info.deadline_at + downtime
-            remaining = max(0.0, (moved - datetime.now(UTC)).total_seconds())
+            now = datetime.now(UTC)
+            full = self.deadline.due - loop.time()  # the whole limit of this decision
+            moved = min(info.deadline_at + downtime, now + timedelta(seconds=full))
+            remaining = max(0.0, (moved - now).total_seconds())
             self.deadline.due = loop.time() + remaining
             self.deadline.at = moved
             await self._db(self.store.set_deadline, self.id, moved)
