@@ -369,6 +369,11 @@ def test_a_timer_expiry_plays_for_the_player_until_they_act_again(db_url: str) -
             assert (client.view is not None and client.view["hand_sizes"] == [0, 0, 0, 0]) or client.view[
                 "phase"
             ] == "redeal"
+            await client.send({"type": "act", "seq": 0, "action": {"a": "pass"}})  # any act: the player is back
+            await client.wait(lambda c: c.seats[0] is not None and not c.seats[0]["auto"])
+            assert client.errors[-1]["code"] == "stale"  # (the act itself was stale, and refused)
+            await client.send({"type": "auto", "on": True})
+            await client.wait(lambda c: c.seats[0] is not None and c.seats[0]["auto"])
             await client.send({"type": "auto", "on": False})
             await client.wait(lambda c: c.seats[0] is not None and not c.seats[0]["auto"])
             store = Store(db_url)
@@ -558,5 +563,19 @@ def test_leaving_between_hands_starts_the_next_hand_with_the_leave(tmp_path: Any
             assert len(game.hands) == 2 and game.hands[1].actions[0].to_json() == {"a": "leave", "p": 0}
             assert store.seats(table)[0].kind.value == "bot"
             store.close()
+
+    run(main())
+
+
+def test_again_right_after_a_bot_ends_the_game(tmp_path: Any) -> None:
+    async def main() -> None:
+        async with running_server(f"sqlite:///{tmp_path}/db.db", **FAST) as base:
+            _, client = await _one_seat_table(base, "standard", seed=5)
+            await client.send({"type": "auto", "on": True})  # the bots play every move, the last one too
+            await client.wait(lambda c: c.game is not None and c.game["over"], timeout=120)
+            await client.send({"type": "again", "id": "next"})
+            await client.wait(lambda c: c.game is not None and c.game["number"] == 2)
+            assert not [e for e in client.errors if e.get("id") == "next"]
+            await client.close()
 
     run(main())

@@ -13,7 +13,9 @@ preset plus overrides:
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import functools
 import itertools
 import re
 import reprlib
@@ -652,12 +654,8 @@ class RuleSet:
         >>> RuleSet.from_spec({"preset": "kangqi", "set": {"flag": "no"}}).to_spec()
         {'preset': 'kangqi', 'set': {'flag': False}}
         """
-        base_name = self.name.rstrip("+")
-        if base_name not in PRESETS:
-            base_name = "standard"
-        base = PRESETS[base_name].describe()
-        mine = self.describe()
-        return {"preset": base_name, "set": {k: v for k, v in mine.items() if k != "name" and v != base[k]}}
+        base_name, changed = _spec_of(self)
+        return {"preset": base_name, "set": {k: copy.copy(v) for k, v in changed}}
 
     def is_must_play(self, level: Rank, circle: int) -> bool:
         """Whether ``level`` is must-play (必打) in ``circle`` (RULES §11.3)."""
@@ -678,6 +676,17 @@ class RuleSet:
                 v = v.value
             out[f.name] = v
         return out
+
+
+@functools.lru_cache(maxsize=256)
+def _spec_of(rules: RuleSet) -> tuple[str, tuple[tuple[str, object], ...]]:
+    """The preset a rule set came from and the options that differ (a view asks for them on every message)."""
+    base_name = rules.name.rstrip("+")
+    if base_name not in PRESETS:
+        base_name = "standard"
+    base = PRESETS[base_name].describe()
+    mine = rules.describe()
+    return base_name, tuple((k, v) for k, v in mine.items() if k != "name" and v != base[k])
 
 
 def _option_kinds() -> dict[str, _OptionKind]:

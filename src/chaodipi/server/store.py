@@ -64,6 +64,7 @@ from sqlalchemy import (
     UniqueConstraint,
     create_engine,
     event,
+    insert,
     or_,
     select,
     update,
@@ -456,7 +457,8 @@ class Store:
         now = _now()
         text = json.dumps(action.to_json(), ensure_ascii=False, separators=(",", ":"))
         try:
-            with Session(self.engine) as session, session.begin():
+            # SQLAlchemy Core on one connection (no ORM session): this runs for every action.
+            with self.engine.begin() as connection:
                 where = [
                     TableRow.id == table_id,
                     TableRow.last_seq == expected_seq,
@@ -464,14 +466,11 @@ class Store:
                 ]
                 if owner is not None:
                     where.append(TableRow.owner == owner)
-                moved = session.connection().execute(
-                    update(TableRow)
-                    .where(*where)
-                    .values(last_seq=seq, updated_at=now, deadline_at=deadline_at)
-                    .execution_options(synchronize_session=False)
+                moved = connection.execute(
+                    update(TableRow).where(*where).values(last_seq=seq, updated_at=now, deadline_at=deadline_at)
                 )
                 if moved.rowcount != 1:
-                    info = self._info(session, table_id)
+                    info = self._info(Session(bind=connection), table_id)
                     if owner is not None and info.owner != owner:
                         raise NotOwnerError(f"table {table_id} is run by {info.owner or 'no server'}, not {owner}")
                     if info.last_seq != expected_seq:
@@ -482,7 +481,11 @@ class Store:
                             else f"table {table_id} is at action {info.last_seq}, not {expected_seq}"
                         )
                     raise StaleSequenceError(f"table {table_id} is in hand {info.hand_number}, not hand {hand_number}")
-                session.add(ActionRow(table_id=table_id, seq=seq, hand_number=hand_number, action=text, created_at=now))
+                connection.execute(
+                    insert(ActionRow).values(
+                        table_id=table_id, seq=seq, hand_number=hand_number, action=text, created_at=now
+                    )
+                )
         except IntegrityError:
             # The conditional update makes this unreachable; the unique (table_id, seq) backs it up.
             raise StaleSequenceError(f"table {table_id}: another action took number {seq}") from None

@@ -24,7 +24,7 @@ import secrets
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Executor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
@@ -464,6 +464,9 @@ class Table:
             return
         assert isinstance(message, Act)
         hand = self._hand()
+        if state.auto:
+            await self._set_auto(seat, False)  # the player acts again: 托管 ends (even if this act is refused)
+            self._schedule()
         if message.seq != self.seq:
             peer.send(
                 dumps(
@@ -483,9 +486,6 @@ class Table:
             await self._leave(seat)
             return
         try:
-            if state.auto:
-                hand.verify_apply(message.action)
-                await self._set_auto(seat, False)  # the player acts again: 托管 ends
             await self._accept(message.action, arrived)
         except IllegalActionError as exc:
             peer.send(dumps(error_message(self.seq, "illegal", str(exc), ref)))
@@ -526,6 +526,7 @@ class Table:
         if hand.phase is not Phase.DEAL:
             self.deal_due = None
         self._after_change()
+        await self._store_finished()
         self.stats.accepted += 1
         if arrived is not None:
             self.stats.latencies.append(asyncio.get_running_loop().time() - arrived)
@@ -555,9 +556,7 @@ class Table:
     async def _clocks(self) -> None:
         """Do what is due: finish a game's status, the next card, a deadline, a bot's turn, the next hand."""
         loop = asyncio.get_running_loop()
-        if self.status is TableStatus.FINISHED and self.info.status is not TableStatus.FINISHED:
-            await self._db(self.store.set_status, self.id, TableStatus.FINISHED)
-            self.info = await self._db(self.store.info, self.id)
+        await self._store_finished()
         for _ in range(200):  # what is due now, a bounded amount at a time
             now = loop.time()
             if self.pause_due is not None and self.pause_due <= now:
@@ -577,6 +576,12 @@ class Table:
                 await self._bot_turn(seat, key)
                 continue
             return
+
+    async def _store_finished(self) -> None:
+        """Store that the game is over, once it is (the table waits for ``again`` then)."""
+        if self.status is TableStatus.FINISHED and self.info.status is not TableStatus.FINISHED:
+            await self._db(self.store.set_status, self.id, TableStatus.FINISHED)
+            self.info = await self._db(self.store.info, self.id)
 
     async def _deal_one(self) -> None:
         hand = self._hand()
@@ -806,6 +811,7 @@ class Table:
             raise TableError("the game is not over")
         if any(s is None for s in self.seats):
             raise TableError("a new game needs four seats taken")
+        await self._store_finished()
         self.game_number = await self._db(self.store.next_game, self.id)
         self.status = TableStatus.PLAYING
         self.info = await self._db(self.store.info, self.id)
@@ -945,14 +951,14 @@ class Table:
         if hand is None:
             out.update(view=None, events_from=0, events=[])
             return out
-        view = hand.view(seat).to_json()
-        events = view.pop("events")
-        del view["rules"]  # sent once, in the welcome
+        seen = hand.view(seat)
         if peer.hand_sent != self.hand_number:
             peer.hand_sent, peer.events_sent = self.hand_number, 0
-        start = min(peer.events_sent, len(events))
-        out.update(view=view, events_from=start, events=events[start:])
-        peer.events_sent = len(events)
+        start = min(peer.events_sent, len(seen.events))
+        view = replace(seen, events=()).to_json()  # the events go separately: only those not yet sent
+        del view["events"], view["rules"]  # (the rules: sent once, in the welcome)
+        out.update(view=view, events_from=start, events=[e.to_json() for e in seen.events[start:]])
+        peer.events_sent = len(seen.events)
         return out
 
     def _send_state(self, seat: int) -> None:
