@@ -50,7 +50,7 @@ from chaodipi.server.protocol import (
     parse_hello,
 )
 from chaodipi.server.store import DEFAULT_URL, SEED_RANGE, Store, StoreError, TableStatus, UnknownTableError
-from chaodipi.server.table import MAX_NAME, ServerConfig, Stats, Table, TableError
+from chaodipi.server.table import MAX_NAME, ServerConfig, Stats, Table, TableError, in_thread
 
 __all__ = ["Connection", "Server", "create_app"]
 
@@ -85,8 +85,7 @@ class Server:
 
     async def db_call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """Run a store call in the database thread(s)."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.db, lambda: fn(*args, **kwargs))
+        return await in_thread(self.db, fn, *args, **kwargs)
 
     async def start(self) -> None:
         """Migrate the database, claim and rebuild every unfinished table, and start renewing the claims."""

@@ -3,8 +3,8 @@
 Everything that changes a table goes through its queue as a command: a client's message,
 a seat taken from the lobby, a bot's decision coming back from the process pool. Clocks
 (the next card of the deal, a decision's deadline, a bot's turn, the pause between hands)
-wake the same task. An accepted action is checked by the engine
-(:meth:`Hand.verify_apply <chaodipi.hand.Hand.verify_apply>`), applied, and stored in one
+wake the same task. An accepted action is checked and applied by the engine
+(:meth:`Hand.apply <chaodipi.hand.Hand.apply>`, atomic: a refused action changes nothing), and stored in one
 transaction with the expected sequence number (:meth:`Store.append
 <chaodipi.server.store.Store.append>`) **before** any client hears of it; every message a
 seat receives is built from :meth:`Hand.view(seat) <chaodipi.hand.Hand.view>` alone.
@@ -55,7 +55,7 @@ from chaodipi.server.store import (
 )
 from chaodipi.view import Phase
 
-__all__ = ["MAX_NAME", "Peer", "ServerConfig", "Stats", "Table", "TableError", "hash_token"]
+__all__ = ["MAX_NAME", "Peer", "ServerConfig", "Stats", "Table", "TableError", "hash_token", "in_thread"]
 
 log = logging.getLogger("chaodipi.server")
 T = TypeVar("T")
@@ -74,6 +74,11 @@ class TableError(ValueError):
     def __init__(self, message: str, status: int = 409) -> None:
         super().__init__(message)
         self.status = status
+
+
+async def in_thread(executor: Executor, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run a store call in the database thread(s), so the event loop never waits on the disk."""
+    return await asyncio.get_running_loop().run_in_executor(executor, lambda: fn(*args, **kwargs))
 
 
 def hash_token(token: str) -> str:
@@ -271,7 +276,6 @@ class Table:
         self.bot_due: dict[int, tuple[float, tuple[Any, ...]]] = {}
         self.thinking: dict[int, tuple[Any, ...]] = {}
         self.asked_in_countdown: dict[int, int] = {}  # seat → the sequence number it was last asked at
-        self.pending_leaves: set[int] = set()
         self.hand_settled = True  # the current hand's result is applied to the game
 
     # -- the task --------------------------------------------------------------------------------
@@ -353,9 +357,7 @@ class Table:
         return min(times) if times else None
 
     async def _db(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Run a store call in the database thread(s), so the event loop never waits on the disk."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.db, lambda: fn(*args, **kwargs))
+        return await in_thread(self.db, fn, *args, **kwargs)
 
     # -- commands --------------------------------------------------------------------------------
     async def _handle(self, command: _Command) -> None:
@@ -385,15 +387,7 @@ class Table:
             await self._on_bot_done(command)
 
     async def _on_connect(self, peer: Peer, hello: Hello) -> None:
-        digest = hash_token(hello.token)
-        seat = next(
-            (
-                n
-                for n, s in enumerate(self.seats)
-                if s is not None and s.token_hash is not None and hmac.compare_digest(s.token_hash, digest)
-            ),
-            None,
-        )
+        seat = self._seat_of(hello.token)
         if seat is None:
             peer.send(dumps(error_message(self.seq, "unknown_token", "no seat at this table has this token")))
             peer.close(CLOSE_UNKNOWN_TOKEN, "unknown token")
@@ -505,8 +499,7 @@ class Table:
         """The one way an action enters the table: the engine checks it, the store keeps it, then all hear of it."""
         hand = self._hand()
         assert hand is not None
-        hand.verify_apply(action)
-        hand.apply(action)
+        hand.apply(action)  # checked first, atomically: a refused action raises and changes nothing
         recorded = hand.actions[-1]  # as the engine records it (a bid with the number of cards dealt)
         deadline = self._next_deadline()
         try:
@@ -772,13 +765,20 @@ class Table:
             out["token"] = token
         return out
 
-    async def leave_by_token(self, token: str) -> dict[str, Any]:
-        """The lobby's leave: the seat whose token this is leaves."""
+    def _seat_of(self, token: str) -> int | None:
+        """The seat whose resume token this is (compared by digest, in constant time), or None."""
         digest = hash_token(token)
         for n, s in enumerate(self.seats):
             if s is not None and s.token_hash is not None and hmac.compare_digest(s.token_hash, digest):
-                return await self._leave(n)
-        raise TableError("no seat at this table has this token", 403)
+                return n
+        return None
+
+    async def leave_by_token(self, token: str) -> dict[str, Any]:
+        """The lobby's leave: the seat whose token this is leaves."""
+        seat = self._seat_of(token)
+        if seat is None:
+            raise TableError("no seat at this table has this token", 403)
+        return await self._leave(seat)
 
     async def _leave(self, seat: int) -> dict[str, Any]:
         """Leave: a free seat before or after a game; during one 逃跑 (RULES §13), and the seat's bot plays on."""
@@ -791,9 +791,8 @@ class Table:
             if hand is not None and not self.hand_settled:
                 await self._accept(Action.leave(seat))  # the engine charges the escape penalty
             else:  # between hands: the next hand starts now, and the leave is its first action
-                self.pending_leaves.add(seat)
                 self.pause_due = None
-                await self._start_hand()
+                await self._start_hand(leaving=seat)
             await self._db(self.store.update_seat, self.id, seat, kind=SeatKind.BOT, token_hash=None, auto=False)
             self.seats[seat] = SeatState(SeatKind.BOT, state.name, "rules", None)
         else:
@@ -823,7 +822,8 @@ class Table:
         self.status = TableStatus.PLAYING
         await self._start_hand()
 
-    async def _start_hand(self) -> None:
+    async def _start_hand(self, *, leaving: int | None = None) -> None:
+        """Deal the next hand, stored before anyone hears of it; ``leaving``: a seat whose leave is its first action."""
         game = self.game
         if game is None or game.over:
             return
@@ -836,9 +836,8 @@ class Table:
         self.deal_due = None
         self.asked_in_countdown.clear()
         self.status = TableStatus.PLAYING
-        for seat in sorted(self.pending_leaves):
-            await self._accept(Action.leave(seat))
-        self.pending_leaves.clear()
+        if leaving is not None:
+            await self._accept(Action.leave(leaving))
         self._broadcast()
         self._schedule()
 
