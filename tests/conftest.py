@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -103,3 +107,30 @@ DATABASES = [
         ),
     ),
 ]
+
+
+@contextlib.contextmanager
+def pg_schema(prefix: str = "t") -> Iterator[str]:
+    """A fresh PostgreSQL schema in the CHAODIPI_TEST_PG database, dropped afterwards; yields its name."""
+    from sqlalchemy import create_engine, text
+
+    schema = f"{prefix}_{uuid.uuid4().hex[:16]}"
+    admin = create_engine(PG_URL)
+    with admin.begin() as c:
+        c.execute(text(f'CREATE SCHEMA "{schema}"'))
+    try:
+        yield schema
+    finally:
+        with admin.begin() as c:
+            c.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+@pytest.fixture(params=DATABASES)
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """The URL of an empty database: an SQLite file, or a PostgreSQL schema of the test's own (dropped after)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path}/chaodipi.db"
+        return
+    with pg_schema() as schema:
+        yield f"{PG_URL}?options=-csearch_path%3D{schema}"

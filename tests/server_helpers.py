@@ -27,6 +27,8 @@ from chaodipi.server.table import ServerConfig
 from chaodipi.view import View
 
 FAST = {"deal_ms": 0, "bot_delay_ms": 0, "hand_pause_ms": 0, "time_scale": 0.05}
+#: The dark room with no declaring countdown after the deal (for tests that give long time limits otherwise).
+QUICK_DECLARE = {"preset": "anchao", "set": {"declare_seconds": 0}}
 
 
 def free_port() -> int:
@@ -105,6 +107,7 @@ class Client:
     async def _read(self) -> None:
         try:
             async for raw in self.ws:
+                self.received(raw)
                 self._take(json.loads(raw))
         except websockets.ConnectionClosed:
             pass
@@ -112,6 +115,9 @@ class Client:
             code = self.ws.close_code
             self.closed = (1006 if code is None else int(code), self.ws.close_reason or "")
             self.changed.set()
+
+    def received(self, raw: str | bytes) -> None:
+        """Called with each message as it arrives, before it is read (the load benchmark counts them)."""
 
     def _take(self, msg: dict[str, Any]) -> None:
         if self.record:

@@ -9,15 +9,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import create_engine, text
 
 from chaodipi.cards import Card, parse_cards
 from chaodipi.hand import Hand
@@ -25,30 +22,7 @@ from chaodipi.record import game_record, parse_deal, replay
 from chaodipi.rules import PRESET_NAMES
 from chaodipi.server.store import Store
 from chaodipi.view import Phase
-from conftest import DATABASES, PG_URL
-from server_helpers import FAST, Client, join, new_table, running_server
-
-
-@pytest.fixture(params=DATABASES)
-def db_url(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[str]:
-    """An empty database: an SQLite file, or a PostgreSQL schema of the test's own (dropped after)."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path}/chaodipi.db"
-        return
-    schema = f"t_{uuid.uuid4().hex[:16]}"
-    admin = create_engine(PG_URL)
-    with admin.begin() as c:
-        c.execute(text(f'CREATE SCHEMA "{schema}"'))
-    try:
-        yield f"{PG_URL}?options=-csearch_path%3D{schema}"
-    finally:
-        with admin.begin() as c:
-            c.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
-
-
-#: The dark room with no declaring countdown after the deal (the tests give long time limits otherwise).
-QUICK_DECLARE = {"preset": "anchao", "set": {"declare_seconds": 0}}
+from server_helpers import FAST, QUICK_DECLARE, Client, join, new_table, running_server
 
 
 def run(coro: Any) -> Any:

@@ -15,39 +15,13 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import pytest
-from sqlalchemy import create_engine, text
 
 from chaodipi.record import game_record, replay
 from chaodipi.server.store import Store
-from conftest import DATABASES, PG_URL
-from server_helpers import Client, free_port, join, new_table
-
-QUICK_DECLARE = {"preset": "anchao", "set": {"declare_seconds": 0}}
-
-
-@pytest.fixture(params=DATABASES)
-def db_url(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[str]:
-    """An empty database: an SQLite file, or a PostgreSQL schema of the test's own (dropped after)."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path}/chaodipi.db"
-        return
-    import uuid
-
-    schema = f"r_{uuid.uuid4().hex[:16]}"
-    admin = create_engine(PG_URL)
-    with admin.begin() as c:
-        c.execute(text(f'CREATE SCHEMA "{schema}"'))
-    try:
-        yield f"{PG_URL}?options=-csearch_path%3D{schema}"
-    finally:
-        with admin.begin() as c:
-            c.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+from server_helpers import QUICK_DECLARE, Client, free_port, join, new_table
 
 
 class ServerProcess:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import random
 import threading
-import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 
 import pytest
-from sqlalchemy import create_engine, func, select, text
+from sqlalchemy import create_engine, func, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -23,7 +22,7 @@ from chaodipi.rules import RuleSet
 from chaodipi.server import StaleSequenceError, Store, StoreError, TableStatus, UnknownTableError
 from chaodipi.server.store import ActionRow
 from chaodipi.simulate import RandomPolicy, _new_bid_possible, simulate_game
-from conftest import DATABASES, PG_URL
+from conftest import DATABASES, PG_URL, pg_schema
 
 SEED = 5  # a short game under the standard rules (5 hands)
 
@@ -44,23 +43,17 @@ def engines(request: pytest.FixtureRequest, tmp_path: object) -> Iterator[Engine
 
         yield make
     else:
-        schema = f"t_{uuid.uuid4().hex[:16]}"
-        admin = create_engine(PG_URL)
-        with admin.begin() as c:
-            c.execute(text(f'CREATE SCHEMA "{schema}"'))
+        with pg_schema() as schema:
 
-        def make() -> Engine:
-            made.append(create_engine(PG_URL, connect_args={"options": f"-csearch_path={schema}"}))
-            return made[-1]
+            def make() -> Engine:
+                made.append(create_engine(PG_URL, connect_args={"options": f"-csearch_path={schema}"}))
+                return made[-1]
 
-        try:
-            yield make
-        finally:
-            for e in made:
-                e.dispose()
-            with admin.begin() as c:
-                c.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-            admin.dispose()
+            try:
+                yield make
+            finally:
+                for e in made:
+                    e.dispose()
     for e in made:
         e.dispose()
 
