@@ -1,5 +1,10 @@
 # chaodipi: make run | make test | make bench
 PYTHON ?= python3
+HOST ?= 127.0.0.1
+PORT ?= 8000
+DB ?= sqlite:///chaodipi.db
+# The browser tests drive Debian's chromium (browser downloads do not work everywhere).
+CHROMIUM ?= /usr/bin/chromium
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -7,7 +12,7 @@ SHARED ?= ../shared
 PRESET ?= standard
 SEED ?= 1
 
-.PHONY: run test soak bench lint typecheck unit referee clean
+.PHONY: run selfplay test soak bench lint typecheck unit referee browser clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,8 +20,23 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# The main job: the game server and its browser client, on an SQLite file beside the project.
 run: $(STAMP)
+	@echo "chaodipi: starting the server; open http://$(HOST):$(PORT) in a browser (Ctrl+C stops it)"
+	$(BIN)/chaodipi serve --host $(HOST) --port $(PORT) --db $(DB)
+
+# A self-play game in the terminal (the main job before the browser client).
+selfplay: $(STAMP)
 	$(BIN)/chaodipi selfplay --preset $(PRESET) --seed $(SEED)
+
+# Debian's chromium (and CJK fonts, so that screenshots show Chinese) for the browser tests.
+browser:
+	@if [ -x "$(CHROMIUM)" ]; then echo "browser: $$($(CHROMIUM) --version 2>/dev/null)"; else \
+	  echo "browser: installing Debian's chromium for the browser tests"; \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$SUDO apt-get install -y --no-install-recommends chromium fonts-noto-cjk >/dev/null 2>&1 || \
+	  { $$SUDO apt-get update -q >/dev/null && $$SUDO apt-get install -y --no-install-recommends chromium fonts-noto-cjk >/dev/null; }; \
+	  $(CHROMIUM) --version; fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
@@ -25,8 +45,8 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict src/chaodipi
 
-unit: $(STAMP)
-	$(BIN)/pytest
+unit: $(STAMP) browser
+	CHAODIPI_CHROMIUM=$(CHROMIUM) $(BIN)/pytest
 
 # The referee scenarios kept in the repository, with the repository's checker; then, when
 # $(SHARED) is beside the project, its scenarios too (they may be newer), with its checker.

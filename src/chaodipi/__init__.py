@@ -29,7 +29,7 @@ from chaodipi.rules import PRESET_NAMES, RuleError, RuleSet
 from chaodipi.settlement import Settlement, settle
 from chaodipi.trump import TrumpOrder
 from chaodipi.units import PlayError, decompose
-from chaodipi.view import BidEntry, BidOption, Legal, Phase, TrickRecord, View
+from chaodipi.view import BidEntry, BidOption, Legal, Outcome, Phase, TrickRecord, View
 
 __version__ = "0.1.0"
 
@@ -54,6 +54,7 @@ __all__ = [
     "IllegalActionError",
     "Legal",
     "Match",
+    "Outcome",
     "Phase",
     "PlayError",
     "Progress",

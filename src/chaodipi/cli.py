@@ -402,7 +402,7 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--owner", default=None, help="this process's name in the database (default host:port)")
     sv.add_argument("--deal-ms", type=_millis, default=120, help="milliseconds between two dealt cards (120)")
     sv.add_argument("--bot-delay-ms", type=_millis, default=700, help="a bot's pause before it acts (700)")
-    sv.add_argument("--hand-pause-ms", type=_millis, default=5000, help="the pause between hands (5000)")
+    sv.add_argument("--hand-pause-ms", type=_millis, default=15000, help="the longest pause between hands (15000)")
     sv.add_argument(
         "--time-scale", type=_scale, default=1.0, help="multiplies the rules' time limits (default 1; 0.1 for tests)"
     )

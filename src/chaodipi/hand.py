@@ -91,7 +91,7 @@ from chaodipi.settlement import NORMAL_THRESHOLD, LastTrick, Settlement, settle
 from chaodipi.trick import kitty_multiplier, resolve_trick
 from chaodipi.trump import FIVE_HEARTS, TrumpOrder, trump_text
 from chaodipi.units import Format, PlayError, decompose
-from chaodipi.view import BidEntry, BidOption, Legal, Phase, TrickRecord, View
+from chaodipi.view import BidEntry, BidOption, Legal, Outcome, Phase, TrickRecord, View
 
 __all__ = [
     "Action",
@@ -236,6 +236,41 @@ class HandResult:
     points: int  # p
     settlement: Settlement
     escapes: tuple[EscapePenalty, ...] = field(default_factory=tuple)  # seats that left (RULES §13)
+
+    def notes(self) -> tuple[str, ...]:
+        """The settlement explained in words, then what each seat that left pays (the ``settled`` event)."""
+        notes = list(self.settlement.events)
+        for e in self.escapes:
+            if e.charged:
+                notes.append(f"逃跑: player {e.player} pays {e.penalty} credits")
+            else:
+                notes.append(f"逃跑: player {e.player} left, no penalty")
+        return tuple(notes)
+
+    def outcome(self, before: tuple[Progress, Progress]) -> Outcome:
+        """What every seat is shown of the result once the hand is over (``View.result``);
+        ``before``: the dealer side's and the scoring side's progress before the hand."""
+        s = self.settlement
+        return Outcome(
+            points=self.points,
+            threshold=s.threshold,
+            trick_points=self.trick_points,
+            kitty_points=self.kitty_points,
+            kou_di=self.kou_di,
+            multiplier=self.multiplier,
+            adjustments=self.adjustments,
+            gainer=s.gainer,
+            nominal_gain=s.nominal_gain,
+            special=None if s.special is None else s.special.value,
+            before=before,
+            after=(s.dealer, s.scoring),
+            table=s.table,
+            next_hand=s.next_hand.value,
+            game_winner=s.game_winner,
+            credits=s.credits,
+            escapes=tuple((e.player, e.penalty if e.charged else 0) for e in self.escapes),
+            notes=self.notes(),
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The record form of the result (docs/record-format.md); ``escapes`` only when a seat left."""
@@ -1046,13 +1081,7 @@ class Hand:
             escapes,
         )
         self.phase = Phase.OVER
-        notes = [*settlement.events]
-        for e in escapes:
-            if e.charged:
-                notes.append(f"逃跑: player {e.player} pays {e.penalty} credits")
-            else:
-                notes.append(f"逃跑: player {e.player} left, no penalty")
-        self._record(Event(EventKind.SETTLED, None, (), 0, "; ".join(notes) or f"p = {p}"))
+        self._record(Event(EventKind.SETTLED, None, (), 0, "; ".join(self.result.notes()) or f"p = {p}"))
 
     def _escape_penalty(self, escape: Escape, settlement: Settlement) -> EscapePenalty:
         """The penalty of a seat that left, from the hand's settlement (RULES §13, §11.4)."""
@@ -1342,6 +1371,7 @@ class Hand:
             legal=self.legal(seat) if legal else Legal(),
             sort_trump=sort_trump,
             left=self.left,
+            result=None if self.result is None else self.result.outcome((self.dealer_progress, self.scoring_progress)),
         )
 
     def legal(self, seat: int, limit: int = 200) -> Legal:

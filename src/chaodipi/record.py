@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -210,13 +210,17 @@ def _no_constant(name: str) -> Any:
 # -- replaying -------------------------------------------------------------------------
 
 
-def replay(record: object, *, allow_unfinished: bool = False) -> Game:
+def replay(
+    record: object, *, allow_unfinished: bool = False, after: Callable[[int, Hand, Action | None], None] | None = None
+) -> Game:
     """Rebuild a game from its record and check every action and every stored field.
 
     Raises :class:`RecordError` (one message naming the field, or the hand and action) if
     anything does not agree, and for a game that is not over unless ``allow_unfinished``
     (see :func:`unfinished_at`). Work is bounded: at most MAX_HANDS hands of at most
     MAX_ACTIONS_PER_HAND actions are replayed, and each is refused once its hand is over.
+    ``after(i, hand, action)`` is called when hand ``i`` starts (``action`` None) and after each
+    of its actions is applied (a replay viewer takes its snapshots there).
     """
     fields, rules, hands = _header(record)
     game = Game(rules, fields["seed"])
@@ -226,7 +230,7 @@ def replay(record: object, *, allow_unfinished: bool = False) -> Game:
                 f"hand {i}: the game was over after hand {i - 1} (team {game.winner} won), "
                 f"but the record has {len(hands)} hands"
             )
-        hand = _replay_hand(game, i, rec, dealt=fields["format"] == FORMAT)
+        hand = _replay_hand(game, i, rec, dealt=fields["format"] == FORMAT, after=after)
         if hand.phase not in (Phase.OVER, Phase.REDEAL) and i < len(hands):
             raise RecordError(
                 f"hand {i} is not over after its {len(hand.actions)} actions ({_stop(hand)}), but hand {i + 1} follows"
@@ -299,7 +303,9 @@ def _header(record: object) -> tuple[dict[str, Any], RuleSet, list[Any]]:
     return record, rules, hands
 
 
-def _replay_hand(game: Game, i: int, rec: object, *, dealt: bool) -> Hand:
+def _replay_hand(
+    game: Game, i: int, rec: object, *, dealt: bool, after: Callable[[int, Hand, Action | None], None] | None = None
+) -> Hand:
     """Replay hand ``i`` of the record into ``game`` (applying it to the game once it is over).
 
     ``dealt``: the hand stores its deal (format 2); otherwise the seed deals it (format 1).
@@ -327,6 +333,8 @@ def _replay_hand(game: Game, i: int, rec: object, *, dealt: bool) -> Hand:
         except ValueError as exc:  # GameError: cannot happen after the checks above
             raise RecordError(f"hand {i}: {exc}") from None
         _compare(f"hand {i}: first_seat", rec["first_seat"], hand.first_seat, verb="the seed deals from")
+    if after is not None:
+        after(i, hand, None)
     for k, raw in enumerate(actions, 1):
         if hand.phase in (Phase.OVER, Phase.REDEAL):
             raise RecordError(
@@ -337,6 +345,8 @@ def _replay_hand(game: Game, i: int, rec: object, *, dealt: bool) -> Hand:
             hand.apply(action)
         except ValueError as exc:
             raise RecordError(f"hand {i}, action {k} ({_brief(raw)}): {_cut(str(exc))}") from None
+        if after is not None:
+            after(i, hand, hand.actions[-1])
     _compare(f"hand {i}: dealer", rec["dealer"], hand.dealer)
     over = hand.phase in (Phase.OVER, Phase.REDEAL)
     if not over:

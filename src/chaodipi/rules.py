@@ -596,6 +596,41 @@ class RuleSet:
         return tuple(f.name for f in dataclasses.fields(cls) if f.name != "name")
 
     @classmethod
+    def option_schema(cls) -> list[dict[str, object]]:
+        """Each option's name, kind and allowed values, for a form that edits rules (the lobby's house rules).
+
+        ``kind`` is ``bool``, ``int`` or ``optional_int`` (with ``min`` and ``max``; ``optional_int`` may
+        also be null: "no"), ``choice`` (with ``values``), ``bid_order`` or ``levels``.
+
+        >>> for option in RuleSet.option_schema()[3:5]:
+        ...     print(option)
+        {'name': 'fry', 'kind': 'bool'}
+        {'name': 'fry_visibility', 'kind': 'choice', 'values': ['open', 'dark']}
+        >>> [o for o in RuleSet.option_schema() if o["name"] == "escape_penalty"]
+        [{'name': 'escape_penalty', 'kind': 'optional_int', 'min': 0, 'max': 1000}]
+        """
+        hints = typing.get_type_hints(cls)
+        out: list[dict[str, object]] = []
+        for f in dataclasses.fields(cls):
+            if f.name == "name":
+                continue
+            hint = hints[f.name]
+            entry: dict[str, object] = {"name": f.name}
+            if hint is bool:
+                entry["kind"] = "bool"
+            elif f.name in INT_OPTION_RANGES:
+                low, high = INT_OPTION_RANGES[f.name]
+                entry.update(kind="int" if hint is int else "optional_int", min=low, max=high)
+            elif isinstance(hint, type) and issubclass(hint, StrEnum):
+                entry.update(kind="choice", values=[m.value for m in hint])
+            elif hint is BidOrder:
+                entry["kind"] = "bid_order"
+            else:
+                entry["kind"] = "levels"
+            out.append(entry)
+        return out
+
+    @classmethod
     def preset(cls, name: str) -> RuleSet:
         """One of the six presets by name (case-insensitive)."""
         if not isinstance(name, str) or name.strip().lower() not in PRESETS:

@@ -21,11 +21,12 @@ from enum import StrEnum
 from typing import Any
 
 from chaodipi.cards import Card, CardError, Rank, Suit, format_cards, parse_cards
+from chaodipi.levels import Progress, SettlementError, Side
 from chaodipi.log import Action, ActionError, Event, is_seat
 from chaodipi.rules import RuleError, RuleSet
 from chaodipi.trump import TrumpOrder
 
-__all__ = ["BidEntry", "BidOption", "Legal", "Phase", "TrickRecord", "View"]
+__all__ = ["BidEntry", "BidOption", "Legal", "Outcome", "Phase", "TrickRecord", "View"]
 
 
 class Phase(StrEnum):
@@ -222,6 +223,93 @@ _NOTHING = Legal()
 
 
 @dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a hand ended, shown to every seat once it is over (RULES §11): a settlement screen's facts.
+
+    ``points`` is p, the scoring side's total (its ``trick_points``, ``kou_di`` = ``kitty_points`` ×
+    ``multiplier`` when it won the last trick 抠底, and the ``adjustments``), against ``threshold``
+    (80, or the flag threshold). The level table gave ``nominal_gain`` levels to ``gainer``; the
+    ``special`` ending (RULES §11.5: ``shangtian_ftk``, ``shangtian_red5``, ``jack``) may have
+    overruled it. ``before`` and ``after`` are (dealer side, scoring side) progress, ``table`` the
+    side that is dealer side next hand, ``next_hand`` ``normal`` or ``flag``, ``game_winner`` the
+    side that won the game, if the hand ended it. ``credits`` (dealer side, scoring side) with the
+    credits option. ``escapes``: (seat, credits it pays) for each seat that left (逃跑, RULES §13).
+    ``notes``: the settlement in words (the ``settled`` event's detail, line by line).
+    """
+
+    points: int
+    threshold: int
+    trick_points: int
+    kitty_points: int
+    kou_di: int
+    multiplier: int
+    adjustments: tuple[tuple[str, int], ...]
+    gainer: Side
+    nominal_gain: int
+    special: str | None
+    before: tuple[Progress, Progress]
+    after: tuple[Progress, Progress]
+    table: Side
+    next_hand: str
+    game_winner: Side | None
+    credits: tuple[int, int] | None
+    escapes: tuple[tuple[int, int], ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form (``view.result`` in docs/protocol.md)."""
+        return {
+            "points": self.points,
+            "threshold": self.threshold,
+            "trick_points": self.trick_points,
+            "kitty_points": self.kitty_points,
+            "kou_di": self.kou_di,
+            "multiplier": self.multiplier,
+            "adjustments": [[label, delta] for label, delta in self.adjustments],
+            "gainer": self.gainer.value,
+            "nominal_gain": self.nominal_gain,
+            "special": self.special,
+            "before": {"dealer": self.before[0].to_json(), "scoring": self.before[1].to_json()},
+            "after": {"dealer": self.after[0].to_json(), "scoring": self.after[1].to_json()},
+            "table": self.table.value,
+            "next_hand": self.next_hand,
+            "game_winner": None if self.game_winner is None else self.game_winner.value,
+            "credits": None if self.credits is None else {"dealer": self.credits[0], "scoring": self.credits[1]},
+            "escapes": [{"player": p, "penalty": n} for p, n in self.escapes],
+            "notes": list(self.notes),
+        }
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> Outcome:
+        """Read :meth:`to_json`'s form."""
+        try:
+            credits = obj["credits"]
+            winner = obj["game_winner"]
+            return cls(
+                points=int(obj["points"]),
+                threshold=int(obj["threshold"]),
+                trick_points=int(obj["trick_points"]),
+                kitty_points=int(obj["kitty_points"]),
+                kou_di=int(obj["kou_di"]),
+                multiplier=int(obj["multiplier"]),
+                adjustments=tuple((str(label), int(delta)) for label, delta in obj["adjustments"]),
+                gainer=Side(obj["gainer"]),
+                nominal_gain=int(obj["nominal_gain"]),
+                special=obj["special"],
+                before=(Progress.from_json(obj["before"]["dealer"]), Progress.from_json(obj["before"]["scoring"])),
+                after=(Progress.from_json(obj["after"]["dealer"]), Progress.from_json(obj["after"]["scoring"])),
+                table=Side(obj["table"]),
+                next_hand=str(obj["next_hand"]),
+                game_winner=None if winner is None else Side(winner),
+                credits=None if credits is None else (int(credits["dealer"]), int(credits["scoring"])),
+                escapes=tuple((int(e["player"]), int(e["penalty"])) for e in obj["escapes"]),
+                notes=tuple(str(n) for n in obj["notes"]),
+            )
+        except (KeyError, TypeError, ValueError, SettlementError) as exc:
+            raise ActionError(f"not a hand's outcome: {exc}") from None
+
+
+@dataclass(frozen=True, slots=True)
 class View:
     """What one player may know at one moment (RULES: hidden information stays hidden).
 
@@ -229,7 +317,8 @@ class View:
     None while hidden from it; ``sort_trump`` the trump its hand is sorted by (in the dark,
     before play, its own last bid's; ``?`` when it knows none). ``kitty`` is shown only to
     whoever holds or last buried it, and to all once the hand is over. ``left``: the seats that
-    left the hand (逃跑, RULES §13; a bot plays on for them), public.
+    left the hand (逃跑, RULES §13; a bot plays on for them), public. ``result``: the hand's
+    :class:`Outcome`, once it is over (public).
     """
 
     seat: int
@@ -250,6 +339,7 @@ class View:
     legal: Legal = field(default_factory=Legal)
     sort_trump: str = "?"
     left: tuple[int, ...] = ()
+    result: Outcome | None = None  # once the hand is over
 
     def order(self) -> TrumpOrder:
         """The card order the view's hand is sorted by (never one built on a trump hidden from the seat)."""
@@ -275,7 +365,8 @@ class View:
         return seen
 
     def to_json(self) -> dict[str, Any]:
-        """The wire form of the view (what the server sends a seat); ``left`` only when a seat left."""
+        """The wire form of the view (what the server sends a seat); ``left`` only when a seat left,
+        ``result`` only once the hand is over."""
         out: dict[str, Any] = {
             "seat": self.seat,
             "rules": self.rules.to_spec(),
@@ -297,6 +388,8 @@ class View:
         }
         if self.left:
             out["left"] = list(self.left)
+        if self.result is not None:
+            out["result"] = self.result.to_json()
         return out
 
     @classmethod
@@ -331,6 +424,7 @@ class View:
                 legal=Legal.from_json(obj["legal"]),
                 sort_trump=str(obj.get("sort_trump", "?")),
                 left=tuple(left),
+                result=None if obj.get("result") is None else Outcome.from_json(obj["result"]),
             )
         except (KeyError, TypeError, ValueError, RuleError) as exc:
             if isinstance(exc, ActionError):

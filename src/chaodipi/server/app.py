@@ -16,6 +16,11 @@ HTTP (JSON in, JSON out; errors are ``{"error": "..."}`` with a 4xx status):
                                         once) or fill it with a bot: ``{"bot": "rules", "seat"?}``
 ``POST /api/tables/{id}/leave``         ``{"token"}``: leave (逃跑 during a game)
 ``GET  /api/tables/{id}/games/{n}/record`` a finished game's record (``chaodipi replay`` reads it)
+``GET  /api/tables/{id}/games/{n}/replay`` the same game frame by frame, for the replay viewer
+``POST /api/replay``                    any finished game's record, frame by frame (at most 2 MiB)
+
+Pages: ``/`` (the lobby), ``/t/{id}`` (a table), ``/replay`` and ``/replay/{id}/{n}`` (the
+replay viewer) are the browser client's one page; its files are under ``/static/``.
 
 WebSocket ``/ws/tables/{id}``: docs/protocol.md.
 """
@@ -35,11 +40,15 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
+from chaodipi.record import RecordError
 from chaodipi.rules import PRESET_NAMES, RuleError, RuleSet
 from chaodipi.server.bots import BOT_NAMES, BotRunner
 from chaodipi.server.protocol import (
@@ -49,8 +58,10 @@ from chaodipi.server.protocol import (
     parse_client,
     parse_hello,
 )
+from chaodipi.server.replay import MAX_RECORD_BYTES, replay_frames
 from chaodipi.server.store import DEFAULT_URL, SEED_RANGE, Store, StoreError, TableStatus, UnknownTableError
 from chaodipi.server.table import MAX_NAME, ServerConfig, Stats, Table, TableError, in_thread
+from chaodipi.web import INDEX, STATIC
 
 __all__ = ["Connection", "Server", "create_app"]
 
@@ -229,15 +240,15 @@ def _not_json(constant: str) -> Any:
     raise ValueError(f"{constant} is not JSON")
 
 
-async def _body(request: Request) -> dict[str, Any]:
+async def _body(request: Request, limit: int = MAX_BODY) -> dict[str, Any]:
     length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-        raise TableError(f"a request body is at most {MAX_BODY} bytes", 413)
+    if length is not None and (not length.isdigit() or int(length) > limit):
+        raise TableError(f"a request body is at most {limit} bytes", 413)
     raw = b""
     async for chunk in request.stream():
         raw += chunk
-        if len(raw) > MAX_BODY:
-            raise TableError(f"a request body is at most {MAX_BODY} bytes", 413)
+        if len(raw) > limit:
+            raise TableError(f"a request body is at most {limit} bytes", 413)
     if not raw:
         return {}
     try:
@@ -289,10 +300,11 @@ async def stats(request: Request, server: Server) -> Response:
 
 
 async def presets(request: Request, server: Server) -> Response:
-    """``GET /api/presets``: the rule presets with their options, and the bots."""
+    """``GET /api/presets``: the rule presets with their options, each option's kind and values, and the bots."""
     return JSONResponse(
         {
             "presets": [{"name": n, "rules": RuleSet.preset(n).describe()} for n in PRESET_NAMES],
+            "options": RuleSet.option_schema(),
             "bots": list(BOT_NAMES),
         }
     )
@@ -326,6 +338,7 @@ async def list_tables(request: Request, server: Server) -> Response:
                     ],
                     "seq": info.last_seq,
                     "hand": info.hand_number,
+                    "games": info.game if info.hand_number else 0,
                 }
             )
     return JSONResponse({"tables": out})
@@ -383,6 +396,25 @@ async def record(request: Request, server: Server) -> Response:
     except UnknownTableError:
         raise TableError(f"no table {table_id}", 404) from None
     return JSONResponse(rec)
+
+
+async def _frames(record: object) -> Response:
+    try:
+        return JSONResponse(await asyncio.to_thread(replay_frames, record))
+    except RecordError as exc:
+        raise TableError(f"the record does not replay: {exc}", 400) from None
+
+
+async def game_replay(request: Request, server: Server) -> Response:
+    """``GET /api/tables/{id}/games/{n}/replay``: a finished game of the table, frame by frame."""
+    response = await record(request, server)
+    assert isinstance(response, JSONResponse)
+    return await _frames(json.loads(bytes(response.body)))
+
+
+async def upload_replay(request: Request, server: Server) -> Response:
+    """``POST /api/replay``: any finished game's record (``chaodipi-record/1`` or ``/2``), frame by frame."""
+    return await _frames(await _body(request, MAX_RECORD_BYTES))
 
 
 # -- WebSocket --------------------------------------------------------------------------------------
@@ -555,13 +587,45 @@ async def table_socket(websocket: WebSocket) -> None:
                 pump.cancel()
 
 
-def create_app(url: str = DEFAULT_URL, config: ServerConfig | None = None) -> Starlette:
-    """The ASGI application of a server on the database at ``url``."""
+#: The browser client's pages may load nothing from another site (issue 12: every asset is the project's own).
+PAGE_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+        "connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "Cache-Control": "no-cache",
+}
+
+
+async def page(request: Request) -> Response:
+    """The browser client's one page (lobby, table, replay viewer: its scripts route by the path)."""
+    return FileResponse(INDEX, headers=PAGE_HEADERS, media_type="text/html")
+
+
+class _Static(StaticFiles):
+    """The client's files, revalidated on each load so that a new version is seen at once."""
+
+    def file_response(self, *args: Any, **kwargs: Any) -> Response:
+        """The file, with headers that make a browser check for a newer version each time."""
+        response = super().file_response(*args, **kwargs)
+        response.headers["Cache-Control"] = "no-cache"
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        return response
+
+
+def create_app(
+    url: str = DEFAULT_URL, config: ServerConfig | None = None, *, on_ready: Callable[[], None] | None = None
+) -> Starlette:
+    """The ASGI application of a server on the database at ``url``; ``on_ready`` is called once it serves."""
     server = Server(url, config)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await server.start()
+        if on_ready is not None:
+            on_ready()
         try:
             yield
         finally:
@@ -577,8 +641,15 @@ def create_app(url: str = DEFAULT_URL, config: ServerConfig | None = None) -> St
         Route("/api/tables/{table_id}/seats", _endpoint(take_seat, write=True), methods=["POST"]),
         Route("/api/tables/{table_id}/leave", _endpoint(leave, write=True), methods=["POST"]),
         Route("/api/tables/{table_id}/games/{game}/record", _endpoint(record)),
+        Route("/api/tables/{table_id}/games/{game}/replay", _endpoint(game_replay)),
+        Route("/api/replay", _endpoint(upload_replay, write=True), methods=["POST"]),
         WebSocketRoute("/ws/tables/{table_id}", table_socket),
+        Route("/", page),
+        Route("/t/{table_id}", page),
+        Route("/replay", page),
+        Route("/replay/{table_id}/{game}", page),
+        Mount("/static", _Static(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(GZipMiddleware, minimum_size=2048)])
     app.state.server = server
     return app

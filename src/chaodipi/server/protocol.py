@@ -38,6 +38,7 @@ __all__ = [
     "Leave",
     "Ping",
     "ProtocolError",
+    "Ready",
     "dumps",
     "error_message",
     "loads",
@@ -104,13 +105,20 @@ class Again:
 
 
 @dataclass(frozen=True, slots=True)
+class Ready:
+    """Between two hands of a game: this player has seen the settlement; deal the next hand once all have."""
+
+    ref: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Ping:
     """A keep-alive; the server answers ``pong``."""
 
     ref: str | None = None
 
 
-ClientMessage = Act | Auto | Leave | Again | Ping
+ClientMessage = Act | Auto | Leave | Again | Ready | Ping
 
 
 def _refuse_constant(name: str) -> Any:
@@ -230,13 +238,16 @@ def _parse_object(obj: dict[str, Any], seat: int) -> ClientMessage:
     if kind == "again":
         _only(obj, set())
         return Again(ref)
+    if kind == "ready":
+        _only(obj, set())
+        return Ready(ref)
     if kind == "ping":
         _only(obj, set())
         return Ping(ref)
     if kind == "hello":
         raise ProtocolError("this connection has already said hello")
     raise ProtocolError(
-        f"unknown message type {_show(kind)}; the types are act, auto, leave, again, ping", "unknown_type"
+        f"unknown message type {_show(kind)}; the types are act, auto, leave, again, ready, ping", "unknown_type"
     )
 
 

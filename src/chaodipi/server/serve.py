@@ -23,7 +23,12 @@ def serve(host: str, port: int, url: str, config: ServerConfig) -> None:
     from chaodipi.server.app import create_app
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    app = create_app(url, config)
+    shown = "localhost" if host in ("0.0.0.0", "::") else f"[{host}]" if ":" in host else host
+
+    def ready() -> None:
+        print(f"chaodipi: play in your browser at http://{shown}:{port}  (database {url}; Ctrl+C stops)", flush=True)
+
+    app = create_app(url, config, on_ready=ready)
     uvicorn.run(
         app,
         host=host,

@@ -41,6 +41,7 @@ from chaodipi.server.protocol import (
     Hello,
     Leave,
     Ping,
+    Ready,
     dumps,
     error_message,
 )
@@ -93,7 +94,7 @@ class ServerConfig:
     owner: str = "local"  # this process's name in the tables' ``owner`` column
     deal_ms: int = 120  # between two cards of the deal
     bot_delay_ms: int = 700  # a bot's pause before it acts, so that people can follow
-    hand_pause_ms: int = 5000  # between a hand's end and the next deal
+    hand_pause_ms: int = 15000  # the longest pause between a hand's end and the next deal (ready ends it sooner)
     time_scale: float = 1.0  # multiplies every decision's time limit (tests and the benchmark shorten them)
     lease_s: float = 15.0  # how long a claim on a table lasts without renewal
     rate_per_s: float = 20.0  # messages a connection may send per second, on average
@@ -273,6 +274,7 @@ class Table:
         self.deadline: Deadline | None = None
         self.deal_due: float | None = None
         self.pause_due: float | None = None
+        self.ready: set[int] = set()  # between hands: the players who said they are ready for the next
         self.bot_due: dict[int, tuple[float, tuple[Any, ...]]] = {}
         self.thinking: dict[int, tuple[Any, ...]] = {}
         self.asked_in_countdown: dict[int, int] = {}  # seat → the sequence number it was last asked at
@@ -450,6 +452,9 @@ class Table:
         if isinstance(message, Leave):
             await self._leave(seat)
             return
+        if isinstance(message, Ready):
+            await self._ready(seat, peer, ref)
+            return
         if isinstance(message, Again):
             try:
                 await self._again()
@@ -544,6 +549,24 @@ class Table:
             self.pause_due = None
         else:
             self.pause_due = asyncio.get_running_loop().time() + self.config.hand_pause_ms / 1000
+        self.ready.clear()
+
+    async def _ready(self, seat: int, peer: Peer, ref: str | None) -> None:
+        """A player is ready for the next hand: deal it once every connected player not in 托管 is."""
+        if self.pause_due is None:
+            peer.send(dumps(error_message(self.seq, "illegal", "ready is for the pause between two hands", ref)))
+            return
+        self.ready.add(seat)
+        waiting = [
+            n
+            for n, s in enumerate(self.seats)
+            if s is not None and s.kind is SeatKind.PLAYER and s.peers and not s.auto and n not in self.ready
+        ]
+        if waiting:
+            self._broadcast()  # everyone sees who is ready
+            return
+        self.pause_due = None
+        await self._start_hand()
 
     # -- clocks ----------------------------------------------------------------------------------
     async def _clocks(self) -> None:
@@ -945,7 +968,7 @@ class Table:
             "seq": self.seq,
             "hand": self.hand_number,
             "game": self.game_json(),
-            "deadline": None if self.deadline is None else self.deadline.to_json(now),
+            "deadline": self._deadline_json(now),
         }
         if hand is None:
             out.update(view=None, events_from=0, events=[])
@@ -959,6 +982,15 @@ class Table:
         out.update(view=view, events_from=start, events=[e.to_json() for e in seen.events[start:]])
         peer.events_sent = len(seen.events)
         return out
+
+    def _deadline_json(self, now: float) -> dict[str, Any] | None:
+        """The decision waited for, or between hands the next deal (``kind`` ``next``, with who is ready)."""
+        if self.deadline is not None:
+            return self.deadline.to_json(now)
+        if self.pause_due is not None:
+            ms = max(0, round((self.pause_due - now) * 1000))
+            return {"seat": None, "kind": "next", "ms": ms, "ready": sorted(self.ready)}
+        return None
 
     def _send_state(self, seat: int) -> None:
         state = self.seats[seat]
@@ -994,4 +1026,5 @@ class Table:
             "hand": self.hand_number,
             "phase": None if hand is None else hand.phase.value,
             "game": self.game_json(),
+            "games": self.game_number if self.hand_number else 0,
         }
