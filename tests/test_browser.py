@@ -14,6 +14,7 @@ chromium these tests are skipped, except under CI, where that is a failure.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import subprocess
@@ -51,30 +52,36 @@ def _chromium() -> str:
     return CHROMIUM
 
 
+def _serve(db: Path, port: int, *pace: str) -> subprocess.Popen[bytes]:
+    """``chaodipi serve`` in its own process on ``db``; returns once it answers."""
+    exe = Path(sys.executable).with_name("chaodipi")
+    command = [str(exe), "serve", "--port", str(port), "--db", f"sqlite:///{db}", *pace]
+    with (db.parent / "server.log").open("a") as log:
+        proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    for _ in range(400):
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=1).status_code == 200:
+                return proc
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server stopped: {(db.parent / 'server.log').read_text()}")
+        time.sleep(0.05)
+    raise RuntimeError("the server did not start")
+
+
+#: Quick bots and a short pause between hands: a test's pace.
+PACE = ("--deal-ms", "10", "--bot-delay-ms", "30", "--hand-pause-ms", "2500")
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``chaodipi serve`` in its own process, paced for a test: quick bots, a short pause between hands."""
+    """A server for the module's tests."""
     port = free_port()
-    db = tmp_path_factory.mktemp("browser") / "web.db"
-    exe = Path(sys.executable).with_name("chaodipi")
-    command = [str(exe), "serve", "--port", str(port), "--db", f"sqlite:///{db}"]
-    command += ["--deal-ms", "10", "--bot-delay-ms", "30", "--hand-pause-ms", "2500"]
-    log = (db.parent / "server.log").open("w")
-    proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
+    proc = _serve(tmp_path_factory.mktemp("browser") / "web.db", port, *PACE)
     try:
-        for _ in range(200):
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(base + "/api/health", timeout=1).status_code == 200:
-                    break
-            if proc.poll() is not None:
-                raise RuntimeError(f"the server stopped: {(db.parent / 'server.log').read_text()}")
-            time.sleep(0.05)
-        yield base
+        yield f"http://127.0.0.1:{port}"
     finally:
         proc.terminate()
         proc.wait(15)
-        log.close()
 
 
 @pytest.fixture(scope="module")
@@ -394,3 +401,51 @@ def _game_in_browser(page: Any, base: str, shots: Shots, *, touch: bool) -> None
     player.press(player.testid("replay-last"))
     player.testid("replay-result").wait_for()
     shots("replay-end")
+
+
+def test_a_lost_connection_shows_reconnecting_and_comes_back_to_the_same_seat(browser: Any, tmp_path: Path) -> None:
+    """The server is killed in the middle of a hand and started again: the page says it is
+    reconnecting, then carries on in the same seat, in the same hand."""
+    port = free_port()
+    db = tmp_path / "lost.db"
+    slow = ("--deal-ms", "10", "--bot-delay-ms", "400", "--hand-pause-ms", "2500")
+    proc = _serve(db, port, *slow)
+    base = f"http://127.0.0.1:{port}"
+    context = browser.new_context(locale="zh-CN", **VIEWPORTS["phone"])
+    try:
+        table = httpx.post(f"{base}/api/tables", json={"rules": "kangqi", "seed": 5, "bots": {"1": "rules"}}).json()
+        tid = table["id"]
+        seat = httpx.post(f"{base}/api/tables/{tid}/seats", json={"name": "小明", "seat": 0}).json()
+        for n in (2, 3):
+            httpx.post(f"{base}/api/tables/{tid}/seats", json={"bot": "rules", "seat": n})
+        memory = {"token": seat["token"], "seat": 0, "name": "小明"}
+        context.add_init_script(f"localStorage.setItem('chaodipi.seat.{tid}', {json.dumps(json.dumps(memory))})")
+        page = context.new_page()
+        page.goto(f"{base}/t/{tid}")
+        page.get_by_test_id("auto-toggle").wait_for()
+        page.get_by_test_id("auto-toggle").tap()  # the bot plays for the player: the hand goes on by itself
+        page.wait_for_function(
+            "() => ['play'].includes(document.querySelector('[data-testid=table]')?.dataset.phase)", timeout=60000
+        )
+        hand = page.get_by_test_id("table").get_attribute("data-hand")
+        proc.kill()
+        proc.wait(10)
+        page.get_by_test_id("reconnecting").wait_for(state="visible", timeout=15000)
+        shots = Shots(page, ARTIFACTS / "reconnect")
+        shots("reconnecting")
+        proc = _serve(db, port, *slow)
+        page.get_by_test_id("reconnecting").wait_for(state="hidden", timeout=30000)
+        page.wait_for_function(
+            "() => document.querySelector('[data-testid=connection-state]')?.dataset.state === 'open'", timeout=30000
+        )
+        assert page.get_by_test_id("table").get_attribute("data-hand") == hand
+        assert page.get_by_test_id("table").get_attribute("data-seat") == "0"
+        seq = int(page.get_by_test_id("table").get_attribute("data-seq") or 0)
+        page.wait_for_function(
+            f"() => Number(document.querySelector('[data-testid=table]')?.dataset.seq) > {seq}", timeout=30000
+        )
+        shots("back")
+    finally:
+        context.close()
+        proc.terminate()
+        proc.wait(15)
