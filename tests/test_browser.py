@@ -238,6 +238,10 @@ class Player:
 
     def play_legal(self) -> None:
         """Tap playable cards until the play button takes the selection, then play it."""
+        trick = self.testid("current-trick")
+        if trick.locator("[data-seat-play]").count() >= 2:  # the page marks whose play is winning so far
+            self.done["winning"] = self.done.get("winning", 0) + 1
+            assert trick.locator("[data-winning=true]").count() == 1
         self.clear()
         button = self.testid("play-button")
         for _ in range(40):
@@ -370,6 +374,7 @@ def _game_in_browser(page: Any, base: str, shots: Shots, *, touch: bool) -> None
     # one hand played through the page, with a reload in the middle
     _until(player, {"bid", "bury", "fry", "illegal", "reload", "settlement"}, 420, shots)
     assert player.errors and all(e.strip() for e in player.errors)
+    assert player.done.get("winning", 0) > 0
     # 托管 plays on to the end of the game
     player.press(player.testid("auto-toggle"))
     page.wait_for_function("() => !!document.querySelector('[data-testid=seat-auto-0]')", timeout=10000)

@@ -311,3 +311,25 @@ def test_record_actions_of_a_game_replay_in_frames_as_the_record_is_played() -> 
     tricks = sum(len(h.tricks) for h in game.hands)
     assert plays == 4 * tricks
     assert sum(1 for h in frames["hands"] for f in h["frames"] if f["step"] in ("trick", "over")) == tricks
+
+
+def test_the_view_names_the_seat_winning_the_trick_in_progress() -> None:
+    from chaodipi.trick import resolve_trick
+
+    game = simulate_game(RuleSet.preset("standard"), 5)
+    checks: list[tuple[int | None, int | None]] = []
+
+    def after(i: int, hand: Any, action: Any) -> None:
+        if action is None or action.kind is not ActionKind.PLAY:
+            return
+        view = hand.view(i % 4, legal=False)
+        expected = None
+        if hand.current:  # the trick so far, judged as a whole by the rules (RULES §7)
+            expected = hand.current[resolve_trick([c for _, c in hand.current], hand.trump_order).winner][0]
+        checks.append((view.winning, expected))
+        assert view.to_json()["winning"] == expected
+
+    replay(game_record(game), after=after)
+    assert len(checks) == sum(len(t.plays) for h in game.hands for t in h.tricks)
+    assert all(got == want for got, want in checks)
+    assert None in {got for got, _ in checks} and len({got for got, _ in checks}) == 5

@@ -88,7 +88,7 @@ from chaodipi.log import Action, ActionKind, Event, EventKind, IllegalActionErro
 from chaodipi.play import FollowRule, check_throw
 from chaodipi.rules import FryTurns, FryVisibility, RuleSet
 from chaodipi.settlement import NORMAL_THRESHOLD, LastTrick, Settlement, settle
-from chaodipi.trick import kitty_multiplier, resolve_trick
+from chaodipi.trick import kitty_multiplier, resolve_trick, trick_state
 from chaodipi.trump import FIVE_HEARTS, TrumpOrder, trump_text
 from chaodipi.units import Format, PlayError, decompose
 from chaodipi.view import BidEntry, BidOption, Legal, Outcome, Phase, TrickRecord, View
@@ -1372,7 +1372,15 @@ class Hand:
             sort_trump=sort_trump,
             left=self.left,
             result=None if self.result is None else self.result.outcome((self.dealer_progress, self.scoring_progress)),
+            winning=self.winning(),
         )
+
+    def winning(self) -> int | None:
+        """The seat whose play is winning the trick in progress (RULES §7), None when no trick is under way."""
+        if not self.current:
+            return None
+        state = trick_state([c for _, c in self.current], self.trump_order, self.lead_format)
+        return self.current[state.winner][0]
 
     def legal(self, seat: int, limit: int = 200) -> Legal:
         """What ``seat`` may do now: bids, fries, burial, leads or follows (follows capped at ``limit``)."""

@@ -318,7 +318,8 @@ class View:
     before play, its own last bid's; ``?`` when it knows none). ``kitty`` is shown only to
     whoever holds or last buried it, and to all once the hand is over. ``left``: the seats that
     left the hand (逃跑, RULES §13; a bot plays on for them), public. ``result``: the hand's
-    :class:`Outcome`, once it is over (public).
+    :class:`Outcome`, once it is over (public). ``winning``: the seat whose play is winning the
+    trick in progress so far (public: anyone can work it out from the plays), None between tricks.
     """
 
     seat: int
@@ -340,6 +341,7 @@ class View:
     sort_trump: str = "?"
     left: tuple[int, ...] = ()
     result: Outcome | None = None  # once the hand is over
+    winning: int | None = None  # the seat winning the trick in progress (RULES §7), public
 
     def order(self) -> TrumpOrder:
         """The card order the view's hand is sorted by (never one built on a trump hidden from the seat)."""
@@ -385,6 +387,7 @@ class View:
             "events": [e.to_json() for e in self.events],
             "hand_sizes": list(self.hand_sizes),
             "legal": self.legal.to_json(),
+            "winning": self.winning,
         }
         if self.left:
             out["left"] = list(self.left)
@@ -425,6 +428,7 @@ class View:
                 sort_trump=str(obj.get("sort_trump", "?")),
                 left=tuple(left),
                 result=None if obj.get("result") is None else Outcome.from_json(obj["result"]),
+                winning=obj.get("winning"),
             )
         except (KeyError, TypeError, ValueError, RuleError) as exc:
             if isinstance(exc, ActionError):

@@ -390,6 +390,7 @@ export default {
   "bid.void": "void",
   "trick.lead": "lead",
   "trick.won": "wins",
+  "trick.winning": "winning",
   "trick.wonPoints": "wins +{n}",
   "trick.summary": "{name} won {n} points (trick {k})",
   "throw.title": "{name}'s throw failed",

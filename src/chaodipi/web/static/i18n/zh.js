@@ -390,6 +390,7 @@ export default {
   "bid.void": "无效",
   "trick.lead": "首",
   "trick.won": "大",
+  "trick.winning": "暂时最大",
   "trick.wonPoints": "大 +{n}",
   "trick.summary": "{name} 赢，{n} 分（第 {k} 轮）",
   "throw.title": "{name} 甩牌失败",

@@ -1002,6 +1002,11 @@ export function mountTable(root, tableId) {
         if (finished && finished.winner === n) {
           slot.classList.add('winner');
           slot.appendChild(el('span', { class: 'slot-tag win-tag', text: finished.points ? t('trick.wonPoints', { n: finished.points }) : t('trick.won') }));
+        } else if (!finished && plays.length > 1 && v.winning === n) {
+          // the server says whose play is winning the trick so far (the view's `winning`)
+          slot.classList.add('winning');
+          slot.dataset.winning = 'true';
+          slot.appendChild(el('span', { class: 'slot-tag win-tag', text: t('trick.winning') }));
         }
       }
       trick.appendChild(slot);
