@@ -33,13 +33,16 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 
 CHROMIUM = os.environ.get("CHAODIPI_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parent.parent / "out" / "browser"
+GOLDEN = Path(__file__).resolve().parent / "golden"
+# Reduced motion: the page skips its fades, so that each screenshot shows a settled page.
 VIEWPORTS: dict[str, dict[str, Any]] = {
-    "desktop": {"viewport": {"width": 1280, "height": 800}},
+    "desktop": {"viewport": {"width": 1280, "height": 800}, "reduced_motion": "reduce"},
     "phone": {
         "viewport": {"width": 375, "height": 667},
         "is_mobile": True,
         "has_touch": True,
         "device_scale_factor": 2,
+        "reduced_motion": "reduce",
     },
 }
 
@@ -319,7 +322,6 @@ def _until(player: Player, done: set[str], limit_s: float, shots: Shots) -> None
         if player.done.get("bury", 0) > before.get("bury", 0):
             shots("buried")
         if "settlement" in player.done and "settlement" not in before:
-            player.page.wait_for_timeout(600)  # the panel fades in
             shots("settlement")
             player.press(player.testid("ready-button"))
         player.page.wait_for_timeout(60)
@@ -454,3 +456,42 @@ def test_a_lost_connection_shows_reconnecting_and_comes_back_to_the_same_seat(br
         context.close()
         proc.terminate()
         proc.wait(15)
+
+
+def test_a_record_file_opens_in_the_replay_viewer_with_keys_and_in_english(server: str, browser: Any) -> None:
+    """Upload a record (a golden file), step with the keyboard, switch to English; a bad file is refused in words."""
+    context = browser.new_context(locale="zh-CN", **VIEWPORTS["desktop"])
+    page = context.new_page()
+    shots = Shots(page, ARTIFACTS / "upload")
+    try:
+        page.goto(f"{server}/replay")
+        page.get_by_test_id("replay-upload").set_input_files(str(GOLDEN / "kangqi-seed7.json"))
+        root = page.get_by_test_id("replay")
+        page.wait_for_function(
+            "() => Number(document.querySelector('[data-testid=replay]')?.dataset.frames) > 0", timeout=30000
+        )
+        assert page.locator("html").get_attribute("lang") == "zh"
+        shots("uploaded")
+        frame = int(root.get_attribute("data-frame") or 0)
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowRight")
+        assert int(root.get_attribute("data-frame") or 0) == frame + 2
+        page.keyboard.press("End")
+        page.get_by_test_id("replay-result").wait_for()
+        page.get_by_test_id("lang-switch").click()
+        page.wait_for_function("() => document.documentElement.lang === 'en'")
+        assert "Replay" in page.get_by_role("banner").inner_text() or "Replay" in page.inner_text("body")
+        shots("english")
+        # a record that does not replay: the engine's reason, in words
+        bad = json.loads((GOLDEN / "kangqi-seed7.json").read_text())
+        bad["hands"][0]["actions"][-1]["cards"] = "BJ"
+        path = ARTIFACTS / "upload" / "bad.json"
+        path.write_text(json.dumps(bad))
+        page.goto(f"{server}/replay")
+        page.get_by_test_id("replay-upload").set_input_files(str(path))
+        error = page.get_by_test_id("replay-error")
+        error.wait_for(timeout=15000)
+        assert "hand 1" in error.inner_text()
+        shots("refused")
+    finally:
+        context.close()
