@@ -255,12 +255,16 @@ def test_ready_deals_the_next_hand_once_every_player_is_ready(tmp_path: Path) ->
             assert ann.deadline is not None and ann.deadline["seat"] is None and ann.deadline["ready"] == []
             assert 50_000 < ann.deadline["ms"] <= 60_000
             hand = ann.hand
+            assert ann.game is not None
+            next_dealer = ann.game["next_dealer"]
+            assert next_dealer in range(4)  # the game's rotation, once the hand is settled
             await ann.send({"type": "ready"})
             await bo.wait(lambda c: c.deadline is not None and c.deadline.get("ready") == [0])
             assert bo.hand == hand  # Bo is not ready yet: no new hand
             await bo.send({"type": "ready"})
             await ann.wait(lambda c: c.hand == hand + 1, timeout=10)
             assert ann.view is not None and ann.view["phase"] == "deal"
+            assert ann.view["dealer"] == next_dealer
             await ann.close()
             await bo.close()
 

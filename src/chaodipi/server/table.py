@@ -943,7 +943,8 @@ class Table:
         return [None if s is None else s.to_json(n) for n, s in enumerate(self.seats)]
 
     def game_json(self) -> dict[str, Any] | None:
-        """The game so far: its number, hands, both teams' levels and credits, each seat's credits, the winner."""
+        """The game so far: its number, hands, both teams' levels and credits, each seat's credits, the winner,
+        and the dealer of the next hand (the game's dealer rotation, RULES §2)."""
         game = self.game
         if game is None:
             return None
@@ -954,6 +955,7 @@ class Table:
             "credits": list(game.credits) if self.rules.credits else None,
             "over": game.over,
             "winner": game.winner,
+            "next_dealer": game.next_dealer,
         }
         seat_credits = getattr(game, "seat_credits", None)
         if self.rules.credits and seat_credits is not None:

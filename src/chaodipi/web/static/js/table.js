@@ -1466,7 +1466,7 @@ export function mountTable(root, tableId) {
       for (const e of res.escapes) body.appendChild(el('div', { class: 'settle-row escape-row', text: t('settle.escape', { name: seatName(e.player), n: e.penalty }) }));
     }
     if (res && !(g && g.over)) {
-      const nextDealer = res.table === 'dealer' ? (v.dealer + 2) % 4 : (v.dealer + 1) % 4;
+      const nextDealer = S.game ? S.game.next_dealer : null; // the server's game: its dealer rotation (RULES §2)
       body.appendChild(el('div', { class: 'settle-next' },
         el('span', { text: t('settle.nextDealer', { name: seatName(nextDealer), side: res.table === 'dealer' ? t('side.dealer') : t('side.scoring') }) }),
         res.next_hand === 'flag' ? el('span', { class: 'tag flag-tag', text: t('settle.nextFlag') }) : null));
