@@ -385,6 +385,11 @@ async def leave(request: Request, server: Server) -> Response:
 
 async def record(request: Request, server: Server) -> Response:
     """``GET /api/tables/{id}/games/{n}/record``: a finished game's record."""
+    return JSONResponse(await _finished_record(request, server))
+
+
+async def _finished_record(request: Request, server: Server) -> dict[str, Any]:
+    """The record of the finished game the path names, with the seats' names."""
     table_id = _table_id(request)
     raw = request.path_params["game"]
     if not raw.isdigit() or len(raw) > 9:
@@ -392,10 +397,10 @@ async def record(request: Request, server: Server) -> Response:
     try:
         seats = await server.db_call(server.store.seats, table_id)
         names = [seats[n].name if n in seats else f"seat {n}" for n in range(4)]
-        rec = await server.db_call(server.store.finished_record, table_id, game=int(raw), players=names)
+        rec: dict[str, Any] = await server.db_call(server.store.finished_record, table_id, game=int(raw), players=names)
     except UnknownTableError:
         raise TableError(f"no table {table_id}", 404) from None
-    return JSONResponse(rec)
+    return rec
 
 
 async def _frames(record: object) -> Response:
@@ -407,9 +412,7 @@ async def _frames(record: object) -> Response:
 
 async def game_replay(request: Request, server: Server) -> Response:
     """``GET /api/tables/{id}/games/{n}/replay``: a finished game of the table, frame by frame."""
-    response = await record(request, server)
-    assert isinstance(response, JSONResponse)
-    return await _frames(json.loads(bytes(response.body)))
+    return await _frames(await _finished_record(request, server))
 
 
 async def upload_replay(request: Request, server: Server) -> Response:
