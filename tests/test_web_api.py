@@ -276,13 +276,33 @@ def test_a_player_in_auto_play_or_away_is_not_waited_for(tmp_path: Path) -> None
         config = {**FAST, "hand_pause_ms": 60_000}
         async with running_server(f"sqlite:///{tmp_path / 't.db'}", **config) as base:
             ann, bo = await _partners(base, 9)
+            await asyncio.gather(ann.play(until=between), bo.play(until=between))
+            hand = ann.hand
+            await ann.send({"type": "ready"})
+            await bo.wait(lambda c: c.deadline is not None and c.deadline.get("ready") == [0])
             await bo.send({"type": "auto", "on": True})  # Bo lets the bot play: nobody waits for Bo
-
-            await ann.play(until=between)
+            await ann.wait(lambda c: c.hand == hand + 1, timeout=10)
+            await ann.play(until=between)  # Bo's bot plays Bo's cards
             hand = ann.hand
             await ann.send({"type": "ready"})
             await ann.wait(lambda c: c.hand == hand + 1, timeout=10)
             await bo.close()  # away: not waited for either
+            await ann.close()
+
+    run(main())
+
+
+def test_when_the_last_player_not_ready_goes_away_the_next_hand_is_dealt(tmp_path: Path) -> None:
+    async def main() -> None:
+        config = {**FAST, "hand_pause_ms": 60_000}
+        async with running_server(f"sqlite:///{tmp_path / 't.db'}", **config) as base:
+            ann, bo = await _partners(base, 10)
+            await asyncio.gather(ann.play(until=between), bo.play(until=between))
+            hand = ann.hand
+            await ann.send({"type": "ready"})
+            await ann.wait(lambda c: c.deadline is not None and c.deadline.get("ready") == [0])
+            await bo.close()  # Bo's last connection closes before Bo is ready
+            await ann.wait(lambda c: c.hand == hand + 1, timeout=10)
             await ann.close()
 
     run(main())

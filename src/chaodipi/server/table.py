@@ -432,6 +432,7 @@ class Table:
             state.peers.remove(peer)
             if not state.peers:
                 self._broadcast_seats()
+                self._deal_if_all_ready()
 
     async def _on_message(self, peer: Peer, message: ClientMessage, arrived: float) -> None:
         seat = peer.seat
@@ -557,16 +558,20 @@ class Table:
             peer.send(dumps(error_message(self.seq, "illegal", "ready is for the pause between two hands", ref)))
             return
         self.ready.add(seat)
-        waiting = [
-            n
-            for n, s in enumerate(self.seats)
-            if s is not None and s.kind is SeatKind.PLAYER and s.peers and not s.auto and n not in self.ready
-        ]
-        if waiting:
+        if not self._deal_if_all_ready():
             self._broadcast()  # everyone sees who is ready
-            return
-        self.pause_due = None
-        await self._start_hand()
+
+    def _deal_if_all_ready(self) -> bool:
+        """Between hands, once a player is ready and every connected player not in 托管 is: make the next
+        deal due now (the clocks deal it). Checked when a player is ready, leaves its last connection, or
+        goes into 托管, so that nobody waits for a player who is gone."""
+        if self.pause_due is None or not self.ready:
+            return False
+        for n, s in enumerate(self.seats):
+            if s is not None and s.kind is SeatKind.PLAYER and s.peers and not s.auto and n not in self.ready:
+                return False
+        self.pause_due = asyncio.get_running_loop().time()
+        return True
 
     # -- clocks ----------------------------------------------------------------------------------
     async def _clocks(self) -> None:
@@ -758,6 +763,8 @@ class Table:
         await self._db(self.store.update_seat, self.id, seat, auto=on)
         state.auto = on
         self._broadcast_seats()
+        if on:
+            self._deal_if_all_ready()
 
     async def take_seat(self, seat: int | None, name: str, bot: str | None) -> dict[str, Any]:
         """Seat a guest (``bot`` None; returns a resume token, shown once) or a bot; starts the game at four."""
