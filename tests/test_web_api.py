@@ -241,6 +241,14 @@ def between(c: Client) -> bool:
     return c.view is not None and c.view["phase"] in ("over", "redeal")
 
 
+async def _ready_after_a_hand(base: str, seed: int) -> tuple[Client, Client, int]:
+    """Ann and Bo play a hand; then Ann says she is ready (Bo does not). Returns them and the hand's number."""
+    ann, bo = await _partners(base, seed)
+    await asyncio.gather(ann.play(until=between), bo.play(until=between))
+    await ann.send({"type": "ready"})
+    return ann, bo, ann.hand
+
+
 def test_ready_deals_the_next_hand_once_every_player_is_ready(tmp_path: Path) -> None:
     async def main() -> None:
         config = {**FAST, "hand_pause_ms": 60_000}
@@ -275,10 +283,7 @@ def test_a_player_in_auto_play_or_away_is_not_waited_for(tmp_path: Path) -> None
     async def main() -> None:
         config = {**FAST, "hand_pause_ms": 60_000}
         async with running_server(f"sqlite:///{tmp_path / 't.db'}", **config) as base:
-            ann, bo = await _partners(base, 9)
-            await asyncio.gather(ann.play(until=between), bo.play(until=between))
-            hand = ann.hand
-            await ann.send({"type": "ready"})
+            ann, bo, hand = await _ready_after_a_hand(base, 9)
             await bo.wait(lambda c: c.deadline is not None and c.deadline.get("ready") == [0])
             await bo.send({"type": "auto", "on": True})  # Bo lets the bot play: nobody waits for Bo
             await ann.wait(lambda c: c.hand == hand + 1, timeout=10)
@@ -296,10 +301,7 @@ def test_when_the_last_player_not_ready_goes_away_the_next_hand_is_dealt(tmp_pat
     async def main() -> None:
         config = {**FAST, "hand_pause_ms": 60_000}
         async with running_server(f"sqlite:///{tmp_path / 't.db'}", **config) as base:
-            ann, bo = await _partners(base, 10)
-            await asyncio.gather(ann.play(until=between), bo.play(until=between))
-            hand = ann.hand
-            await ann.send({"type": "ready"})
+            ann, bo, hand = await _ready_after_a_hand(base, 10)
             await ann.wait(lambda c: c.deadline is not None and c.deadline.get("ready") == [0])
             await bo.close()  # Bo's last connection closes before Bo is ready
             await ann.wait(lambda c: c.hand == hand + 1, timeout=10)
