@@ -70,6 +70,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_hands.py
 	$(BIN)/python bench/bench_bots.py
 	$(BIN)/python bench/bench_server.py --tables 50 --seconds 20 --ramp 10 --warmup 10
+	$(BIN)/python bench/bench_peers.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache build src/*.egg-info

@@ -10,17 +10,18 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from collections.abc import Iterator
 
 from chaodipi.game import Game
-from chaodipi.hand import Phase
+from chaodipi.hand import Hand, Phase
 from chaodipi.rules import PRESET_NAMES, RuleSet
 from chaodipi.simulate import RandomPolicy, play_hand
 
 
-def hands_per_second(preset: str, seconds: float) -> tuple[float, int]:
+def random_hands(preset: str, seconds: float) -> Iterator[Hand]:
+    """Hands of random legal play, game after game from seed 1, for ``seconds``: those that were settled."""
     rules = RuleSet.preset(preset)
     policy = RandomPolicy(random.Random(preset))
-    hands = 0
     seed = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
@@ -30,7 +31,13 @@ def hands_per_second(preset: str, seconds: float) -> tuple[float, int]:
             hand = game.new_hand()
             play_hand(hand, policy)
             game.finish_hand()
-            hands += hand.phase == Phase.OVER
+            if hand.phase == Phase.OVER:
+                yield hand
+
+
+def hands_per_second(preset: str, seconds: float) -> tuple[float, int]:
+    start = time.perf_counter()
+    hands = sum(1 for _ in random_hands(preset, seconds))
     return hands / (time.perf_counter() - start), hands
 
 
