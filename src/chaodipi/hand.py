@@ -88,7 +88,7 @@ from chaodipi.log import Action, ActionKind, Event, EventKind, IllegalActionErro
 from chaodipi.play import FollowRule, check_throw
 from chaodipi.rules import FryTurns, FryVisibility, RuleSet
 from chaodipi.settlement import NORMAL_THRESHOLD, LastTrick, Settlement, settle
-from chaodipi.trick import kitty_multiplier, resolve_trick, trick_state
+from chaodipi.trick import TrickState, kitty_multiplier, trick_state
 from chaodipi.trump import FIVE_HEARTS, TrumpOrder, trump_text
 from chaodipi.units import Format, PlayError, decompose
 from chaodipi.view import BidEntry, BidOption, Legal, Outcome, Phase, TrickRecord, View
@@ -352,6 +352,7 @@ class Hand:
         self.leader: int | None = None
         self.current: list[tuple[int, tuple[Card, ...]]] = []
         self.lead_format: Format | None = None
+        self.trick: TrickState | None = None  # who is winning the trick in progress (RULES §7), play by play
         self.tricks: list[TrickRecord] = []
         self.captured = [0, 0]  # points captured by the dealer side, by the scoring side
         self.adjustments: list[tuple[str, int]] = []
@@ -421,6 +422,7 @@ class Hand:
         if current:
             hand.current = [(p, tuple(c)) for p, c in current]
             hand.lead_format = decompose(hand.current[0][1], hand.trump_order, lead=True)
+            hand.trick = trick_state([c for _, c in hand.current], hand.trump_order, hand.lead_format)
         return hand
 
     # -- helpers -----------------------------------------------------------------------
@@ -919,6 +921,7 @@ class Hand:
         self.leader = self.dealer
         self.current = []
         self.lead_format = None
+        self.trick = None
 
     def follow_rule(self, player: int) -> FollowRule | None:
         """The follow rule for ``player`` now (None when they lead)."""
@@ -999,6 +1002,11 @@ class Hand:
         assert rest is not None
         self.hands[player] = rest
         self.current.append((player, cards))
+        if self.trick is None:
+            assert self.lead_format is not None
+            self.trick = TrickState(self.lead_format, self.trump_order)
+        else:
+            self.trick.add(cards)
         ev = Event(EventKind.PLAYED, player, cards)
         self._record(ev)
         if len(self.current) == 4:
@@ -1006,17 +1014,14 @@ class Hand:
         return ev
 
     def _finish_trick(self) -> None:
-        assert self.lead_format is not None and self.leader is not None
-        plays = [c for _, c in self.current]
-        res = resolve_trick(plays, self.trump_order, self.lead_format)
-        winner = self.current[res.winner][0]
+        assert self.trick is not None and self.leader is not None
+        winner = self.current[self.trick.winner][0]  # the trick as judged play by play (RULES §7)
+        points = sum(points_of(c) for _, c in self.current)
         side = self.side_of(winner)
-        self.captured[0 if side is Side.DEALER else 1] += res.points
-        rec = TrickRecord(self.leader, tuple(self.current), winner, res.points)
+        self.captured[0 if side is Side.DEALER else 1] += points
+        rec = TrickRecord(self.leader, tuple(self.current), winner, points)
         self.tricks.append(rec)
-        self._record(
-            Event(EventKind.TRICK, winner, (), res.points if side is Side.SCORING else 0, f"{res.points} points")
-        )
+        self._record(Event(EventKind.TRICK, winner, (), points if side is Side.SCORING else 0, f"{points} points"))
         if not self.bid_cards_revealed and len(self.tricks) == 1:
             self.bid_cards_revealed = True
             st = self.standing
@@ -1027,6 +1032,7 @@ class Hand:
         last_plays = self.current
         self.leader = winner
         self.current = []
+        self.trick = None
         if not self.hands[winner]:
             self._finish_hand(rec, last_plays)
         else:
@@ -1377,10 +1383,9 @@ class Hand:
 
     def winning(self) -> int | None:
         """The seat whose play is winning the trick in progress (RULES §7), None when no trick is under way."""
-        if not self.current:
+        if self.trick is None:
             return None
-        state = trick_state([c for _, c in self.current], self.trump_order, self.lead_format)
-        return self.current[state.winner][0]
+        return self.current[self.trick.winner][0]
 
     def legal(self, seat: int, limit: int = 200) -> Legal:
         """What ``seat`` may do now: bids, fries, burial, leads or follows (follows capped at ``limit``)."""
