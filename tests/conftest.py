@@ -11,10 +11,15 @@ from pathlib import Path
 import pytest
 
 from chaodipi.cards import Card, Rank, parse_cards
-from chaodipi.hand import Hand
+from chaodipi.hand import Hand, TrustedChecks
 from chaodipi.rules import RuleSet
 from chaodipi.settlement import Progress
 from chaodipi.trump import TrumpOrder, parse_trump
+
+# The tests run the trusted playout path in its debug mode: every play it skips checking is checked
+# after all, and an illegal one fails loudly (TrustedPlayError). Servers the tests start inherit it.
+TrustedChecks.on = True
+os.environ["CHAODIPI_CHECK_TRUSTED"] = "1"
 
 #: ``make soak`` sets CHAODIPI_SOAK=1: the slow tests then run their full counts.
 SOAK = os.environ.get("CHAODIPI_SOAK", "") not in ("", "0")

@@ -222,7 +222,7 @@ def test_no_bid_kitty_shows_the_cards_up_to_the_deciding_one(preset: str, kitty:
 # -- 7. refused operations change nothing ---------------------------------------------------------
 def snapshot(hand: Hand) -> dict[str, str]:
     """Everything a hand holds, as text (the trump order by its level and trump)."""
-    state = {k: repr(v) for k, v in vars(hand).items() if k != "to"}
+    state = {k: repr(v) for k, v in vars(hand).items() if k != "to" and k not in Hand.CACHE_FIELDS}
     state["to"] = repr((hand.trump_order.level, hand.trump_order.trump, hand.trump_order.flag))
     return state
 

@@ -67,9 +67,10 @@ True
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from chaodipi.bidding import (
     Bid,
@@ -106,10 +107,31 @@ __all__ = [
     "Legal",
     "Phase",
     "TrickRecord",
+    "TrustedChecks",
+    "TrustedPlayError",
     "View",
     "escape_penalty",
     "seat_side",
 ]
+
+
+class TrustedPlayError(AssertionError):
+    """A play made through the trusted path (:meth:`Hand.play_trusted`) that the rules do not allow.
+
+    Raised only while trusted plays are checked (:data:`TRUSTED_CHECKS`): it means a bot
+    generated an illegal play and called it legal, a bug in the bot, never a player's mistake.
+    """
+
+
+class TrustedChecks:
+    """Whether :meth:`Hand.play_trusted` checks each play after all (the debug mode the tests run in).
+
+    Off by default (the point of the trusted path is to skip the check); on when the environment
+    variable ``CHAODIPI_CHECK_TRUSTED`` is set to anything but ``0``, or by setting ``on``.
+    """
+
+    on: ClassVar[bool] = os.environ.get("CHAODIPI_CHECK_TRUSTED", "") not in ("", "0")
+
 
 RED5_PENALTY = 50  # RULES §11.7: 逼红5 / 保红5, per 5h
 KITTY_SIZE = 8
@@ -303,6 +325,12 @@ class Hand:
     the dealer is. ``flag_failures``: flag hands the dealer side lost in a row before.
     """
 
+    #: Attributes that keep work between calls (each seat's events, the follow rule, the legal actions,
+    #: bids, sorted hands), not state: a hand is the same hand whatever they hold.
+    CACHE_FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"_seen", "_seen_at", "_rule", "_legal", "_bids", "_sorted", "_bid_records", "_entries", "_orders"}
+    )
+
     def __init__(
         self,
         rules: RuleSet,
@@ -363,6 +391,17 @@ class Hand:
         self.bid_cards_revealed = not self.dark
         if self.flag:
             self.trump_order = TrumpOrder.of(rules, None, None)
+        # Work kept between calls (issue 13), each piece valid while the log has the length it was made at:
+        # every change of the hand is logged, so a longer log means a new decision.
+        self._seen: list[list[Event]] = [[], [], [], []]  # each seat's events (Event.seen_by), up to _seen_at
+        self._seen_at = [0, 0, 0, 0]
+        self._rule: tuple[int, int, list[Card], FollowRule] | None = None  # (log length, player, hand, rule)
+        self._legal: list[tuple[int, int, list[Card], Legal] | None] = [None, None, None, None]
+        self._bids: list[tuple[int, list[Card], list[BidOption]] | None] = [None, None, None, None]
+        self._sorted: list[tuple[TrumpOrder, tuple[Card, ...], tuple[Card, ...]] | None] = [None, None, None, None]
+        self._orders: dict[Suit | str | None, TrumpOrder] = {}  # _order_known's answers (the level never changes)
+        self._bid_records: list[BidRecord] = []  # bid_log, read from the log up to len(_bid_records) bids
+        self._entries: list[tuple[tuple[int, bool, bool], tuple[BidEntry, ...]] | None] = [None, None, None, None]
 
     @classmethod
     def in_play(
@@ -442,14 +481,14 @@ class Hand:
     @property
     def bid_log(self) -> list[BidRecord]:
         """Every bid and fry so far, with whether it stood when made, read from the log."""
-        out = []
-        for k in self._bid_entries:
+        out = self._bid_records
+        for k in self._bid_entries[len(out) :]:  # (only the bids logged since the last call are read)
             action, event = self.log[k - 1], self.log[k]
             assert isinstance(action, Action) and isinstance(event, Event) and action.player is not None
             choice = None if action.choose is None else parse_choice(action.choose)
             bid = Bid(action.player, action.cards, choice)
             out.append(BidRecord(action.player, bid, bool(event.valid), action.kind is ActionKind.FRY))
-        return out
+        return list(out)
 
     @property
     def dark(self) -> bool:
@@ -632,10 +671,16 @@ class Hand:
         return ev
 
     def possible_bids(self, player: int) -> list[BidOption]:
-        """The bids ``player`` could make now (each 5h 5h once per choice)."""
+        """The bids ``player`` could make now (each 5h 5h once per choice), worked out once per decision."""
         if self.phase not in (Phase.DEAL, Phase.COUNTDOWN) or self.bidding is None:
             return []
-        return [BidOption(*b) for b in self._candidate_bids(player) if self.can_bid(player, *b)]
+        held = self.hands[player]
+        kept = self._bids[player]
+        if kept is not None and kept[0] == len(self.log) and kept[1] is held:
+            return list(kept[2])
+        out = [BidOption(*b) for b in self._candidate_bids(player) if self.can_bid(player, *b)]
+        self._bids[player] = (len(self.log), held, out)
+        return list(out)
 
     def _candidate_bids(self, player: int) -> list[tuple[tuple[Card, ...], str | None]]:
         hand = self.hands[player]
@@ -924,11 +969,21 @@ class Hand:
         self.trick = None
 
     def follow_rule(self, player: int) -> FollowRule | None:
-        """The follow rule for ``player`` now (None when they lead)."""
+        """The follow rule for ``player`` now (None when they lead).
+
+        One rule per decision: the policy that chooses the follow, the check of the follow and the
+        play itself share it (a rule only reads the hand it was made from).
+        """
         if not self.current:
             return None
+        held = self.hands[player]
+        kept = self._rule
+        if kept is not None and kept[0] == len(self.log) and kept[1] == player and kept[2] is held:
+            return kept[3]
         assert self.lead_format is not None
-        return FollowRule(self.lead_format, self.hands[player], self.trump_order)
+        rule = FollowRule(self.lead_format, held, self.trump_order)
+        self._rule = (len(self.log), player, held, rule)
+        return rule
 
     def verify_play(self, player: int, cards: Sequence[Card]) -> None:
         """Raise unless ``player`` may play ``cards`` now. A throw that will fail is allowed (RULES §5.2)."""
@@ -970,10 +1025,28 @@ class Hand:
         self.verify_play(player, cards)
         return self._play(player, cards)
 
-    def _play(self, player: int, cards: Sequence[Card]) -> Event:
+    def play_trusted(self, player: int, cards: Sequence[Card]) -> Event:
+        """:meth:`play` without the check, for plays the engine itself generated as legal.
+
+        The bots' playouts (:func:`chaodipi.bots.rules_bot.play_out`) advance :meth:`in_play`
+        positions this way; their plays come from the engine's own generators (the follow rule's
+        suit parts, :func:`~chaodipi.leads.unit_leads`). With :class:`TrustedChecks` on, as in the
+        tests, each play is checked anyway and an illegal one raises :class:`TrustedPlayError`.
+        """
+        if TrustedChecks.on:
+            try:
+                self.verify_play(player, cards)
+            except IllegalActionError as exc:
+                what = f"player {player} {format_cards(cards)}"
+                raise TrustedPlayError(f"a trusted play is illegal: {what}: {exc}") from None
+        return self._play(player, cards)
+
+    def _play(self, player: int, cards: Sequence[Card], action: Action | None = None) -> Event:
+        """Make the play (checked already); ``action``: the play's record when the caller has it."""
         assert self.dealer is not None
         cards = tuple(cards)
-        self._record(Action.play(player, cards))
+        rule = self.follow_rule(player) if self.current and self.rules.red5_bonus and FIVE_HEARTS in cards else None
+        self._record(action if action is not None else Action.play(player, cards))
         if not self.current:
             others = [self.hands[(player + k) % 4] for k in (1, 2, 3)]
             res = check_throw(cards, others, self.trump_order)
@@ -990,9 +1063,7 @@ class Hand:
                 self.lead_format = decompose(cards, self.trump_order, lead=True)
             else:
                 self.lead_format = res.lead
-        elif self.rules.red5_bonus and FIVE_HEARTS in cards:
-            rule = self.follow_rule(player)
-            assert rule is not None
+        elif rule is not None:
             forced = min(rule.min_count(FIVE_HEARTS), cards.count(FIVE_HEARTS))
             if forced:
                 delta = RED5_PENALTY * forced * (1 if self.side_of(player) is Side.DEALER else -1)
@@ -1275,7 +1346,7 @@ class Hand:
         if kind is ActionKind.PASS:
             return self._pass_fry(player)
         if kind is ActionKind.PLAY:
-            return self._play(player, cards)
+            return self._play(player, cards, action)
         return self._show_red5(player)
 
     # -- views ---------------------------------------------------------------------------------
@@ -1288,6 +1359,12 @@ class Hand:
 
     def visible_events(self, seat: int, start: int = 0) -> list[Event]:
         """The events from log entry ``start`` on, as ``seat`` sees them (:meth:`Event.seen_by`)."""
+        if start == 0:
+            return list(self._events_seen(seat))
+        return self._events_seen_from(seat, start)
+
+    def _events_seen_from(self, seat: int, start: int) -> list[Event]:
+        """Each event from log entry ``start`` on, as ``seat`` sees it, read afresh."""
         out: list[Event] = []
         dark = self.dark
         for item in self.log[start:]:
@@ -1296,6 +1373,18 @@ class Hand:
                 if seen is not None:
                     out.append(seen)
         return out
+
+    def _events_seen(self, seat: int) -> list[Event]:
+        """``seat``'s events, kept up to date: only the entries logged since the last call are read.
+
+        (The log only grows, and what a seat sees of an event depends on the event alone.)
+        """
+        seen = self._seen[seat]
+        n = len(self.log)
+        if self._seen_at[seat] < n:
+            seen.extend(self._events_seen_from(seat, self._seen_at[seat]))
+            self._seen_at[seat] = n
+        return seen
 
     def known_trump(self, seat: int) -> Suit | str | None:
         """The trump ``seat`` knows or assumes now: a suit, None for no-trump, ``"flag"``, or ``"?"``.
@@ -1321,7 +1410,13 @@ class Hand:
         return self._order_known(self.known_trump(seat))
 
     def _order_known(self, known: Suit | str | None) -> TrumpOrder:
-        """The card order for a trump as :meth:`known_trump` gives it."""
+        """The card order for a trump as :meth:`known_trump` gives it (at most six per hand, each made once)."""
+        order = self._orders.get(known)
+        if order is None:
+            order = self._orders[known] = self._order_of(known)
+        return order
+
+    def _order_of(self, known: Suit | str | None) -> TrumpOrder:
         if known == "flag" or self.level is None:
             return TrumpOrder.of(self.rules, None, None)
         if known == "?":
@@ -1334,6 +1429,15 @@ class Hand:
         Dark games: other players' cards and every bid's validity stay hidden until frying ends;
         with ``bid_order=unordered`` only the last fry's cards are shown, after the first trick.
         """
+        key = (len(self._bid_entries), self.trump_revealed, self.bid_cards_revealed)
+        kept = self._entries[seat]
+        if kept is not None and kept[0] == key:
+            return list(kept[1])
+        out = self._bid_entries_now(seat)
+        self._entries[seat] = (key, tuple(out))
+        return out
+
+    def _bid_entries_now(self, seat: int) -> list[BidEntry]:
         unordered = self.rules.bid_order.unordered
         all_shown = not self.dark or (self.trump_revealed and self.bid_cards_revealed and not unordered)
         last_shown = self.dark and unordered and self.trump_revealed and self.bid_cards_revealed
@@ -1349,7 +1453,23 @@ class Hand:
         return out
 
     def view(self, seat: int, *, legal: bool = True) -> View:
-        """Exactly what ``seat`` may know now (``legal=False`` leaves out the legal actions)."""
+        """Exactly what ``seat`` may know now (``legal=False`` leaves out the legal actions).
+
+        Its cost follows what changed since the seat's last view: the seat's events are kept up to
+        date entry by entry, the sorted hand and the legal actions are made once per decision (and
+        the legal actions shared with the check of the action that follows). :meth:`fresh_view`
+        builds the same view from the whole log.
+        """
+        return self._view(seat, legal=legal, fresh=False)
+
+    def fresh_view(self, seat: int, *, legal: bool = True) -> View:
+        """:meth:`view` built from scratch: the whole log read again, nothing kept from earlier calls.
+
+        Always equal to :meth:`view` (the tests check it after every step of many hands).
+        """
+        return self._view(seat, legal=legal, fresh=True)
+
+    def _view(self, seat: int, *, legal: bool, fresh: bool) -> View:
         self._check_seat(seat)
         known = self.known_trump(seat)
         announced = not self.dark or self.kitty_trump_used or self.phase in (Phase.PLAY, Phase.OVER)
@@ -1358,6 +1478,15 @@ class Hand:
         if sort_trump == "flag" or (announced and sort_trump != "?"):
             trump = sort_trump
         kitty = tuple(self.kitty) if self.kitty_holder == seat or self.phase == Phase.OVER else None
+        order = self._order_known(known)
+        if fresh:
+            held = tuple(order.sorted(self.hands[seat]))
+            events = tuple(self._events_seen_from(seat, 0))
+            moves = self._legal_now(seat, 200) if legal else Legal()
+        else:
+            held = self._sorted_hand(seat, order)
+            events = tuple(self._events_seen(seat))
+            moves = self.legal(seat) if legal else Legal()
         return View(
             seat=seat,
             rules=self.rules,
@@ -1365,21 +1494,31 @@ class Hand:
             dealer=self.dealer,
             level="flag" if self.level is None else self.level.symbol,
             trump=trump,
-            hand=tuple(self._order_known(known).sorted(self.hands[seat])),
+            hand=held,
             kitty=kitty,
-            bids=tuple(self.bid_entries(seat)),
+            bids=tuple(self._bid_entries_now(seat) if fresh else self.bid_entries(seat)),
             current_trick=tuple(self.current),
             tricks=tuple(self.tricks),
             points=self.points_so_far,
             to_act=self.to_act(),
-            events=tuple(self.visible_events(seat)),
+            events=events,
             hand_sizes=(len(self.hands[0]), len(self.hands[1]), len(self.hands[2]), len(self.hands[3])),
-            legal=self.legal(seat) if legal else Legal(),
+            legal=moves,
             sort_trump=sort_trump,
             left=self.left,
             result=None if self.result is None else self.result.outcome((self.dealer_progress, self.scoring_progress)),
             winning=self.winning(),
         )
+
+    def _sorted_hand(self, seat: int, order: TrumpOrder) -> tuple[Card, ...]:
+        """``seat``'s hand sorted by ``order``, sorted again only when the hand or the order changed."""
+        held = tuple(self.hands[seat])
+        kept = self._sorted[seat]
+        if kept is not None and kept[0] is order and kept[1] == held:
+            return kept[2]
+        out = tuple(order.sorted(held))
+        self._sorted[seat] = (order, held, out)
+        return out
 
     def winning(self) -> int | None:
         """The seat whose play is winning the trick in progress (RULES §7), None when no trick is under way."""
@@ -1388,8 +1527,20 @@ class Hand:
         return self.current[self.trick.winner][0]
 
     def legal(self, seat: int, limit: int = 200) -> Legal:
-        """What ``seat`` may do now: bids, fries, burial, leads or follows (follows capped at ``limit``)."""
+        """What ``seat`` may do now: bids, fries, burial, leads or follows (follows capped at ``limit``).
+
+        Worked out once per decision: asked again before the hand changes, the same answer is given.
+        """
         self._check_seat(seat)
+        held = self.hands[seat]
+        kept = self._legal[seat]
+        if kept is not None and kept[0] == len(self.log) and kept[1] == limit and kept[2] is held:
+            return kept[3]
+        out = self._legal_now(seat, limit)
+        self._legal[seat] = (len(self.log), limit, held, out)
+        return out
+
+    def _legal_now(self, seat: int, limit: int) -> Legal:
         show_red5 = self.flag and self.can_show_red5(seat)  # whoever's turn it is (RULES §11.5)
         if self.phase in (Phase.DEAL, Phase.COUNTDOWN):
             return Legal(bids=tuple(self.possible_bids(seat)), show_red5=show_red5)

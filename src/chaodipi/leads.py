@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chaodipi.cards import Card, Rank
+from chaodipi.cards import Card, Rank, Suit
 from chaodipi.trump import EFFECTIVE_SUITS, TrumpOrder
-from chaodipi.units import Unit, UnitKind, count_cards, ftk_suits, pair_runs
+from chaodipi.units import Unit, UnitKind, ftk_suits, pair_runs
 
 __all__ = ["unit_leads"]
 
@@ -26,27 +26,44 @@ def unit_leads(hand: Sequence[Card], trump_order: TrumpOrder) -> list[Unit]:
     other hands (:func:`chaodipi.play.check_throw`).
     """
     order = trump_order.order
+    effective = trump_order.effective
+    by_suit: dict[str, dict[Card, int]] = {}
+    for c in hand:  # one pass: each effective suit's cards, counted
+        e = effective[c.index]
+        counts = by_suit.get(e)
+        if counts is None:
+            by_suit[e] = {c: 1}
+        else:
+            counts[c] = counts.get(c, 0) + 1
+    ftk_pair = trump_order.rules.ftk_pair
     out: list[Unit] = []
     for suit in EFFECTIVE_SUITS:
-        cards = trump_order.cards_of_suit(hand, suit)
-        if not cards:
+        counts = by_suit.get(suit)
+        if counts is None:
             continue
-        counts = count_cards(cards)
         pairs = [c for c, n in counts.items() if n >= 2]
-        for run in sorted(pair_runs(pairs, trump_order, suit), key=lambda r: -r[-1][1]):
-            for length in range(len(run), 1, -1):
-                for start in range(len(run) - length, -1, -1):
-                    seg = run[start : start + length]
-                    tcards = tuple(c for c, _ in reversed(seg) for _ in range(2))
-                    out.append(Unit(UnitKind.TRACTOR, tcards, suit, seg[-1][1]))
+        if len(pairs) >= 2:
+            runs = [r for r in pair_runs(pairs, trump_order, suit) if len(r) >= 2]
+            for run in sorted(runs, key=lambda r: -r[-1][1]):
+                for length in range(len(run), 1, -1):
+                    for start in range(len(run) - length, -1, -1):
+                        seg = run[start : start + length]
+                        tcards = tuple(c for c, _ in reversed(seg) for _ in range(2))
+                        out.append(Unit(UnitKind.TRACTOR, tcards, suit, seg[-1][1]))
         for x in ftk_suits(trump_order, suit, lead=True):
-            trio = [Card.of(r, x) for r in (Rank.FIVE, Rank.TEN, Rank.KING)]
-            have = {c: counts.get(c, 0) if trump_order.effective[c.index] == suit else hand.count(c) for c in trio}
-            if trump_order.rules.ftk_pair and all(n >= 2 for n in have.values()):
+            trio = _FTK_TRIOS[x]
+            have = [counts.get(c, 0) if effective[c.index] == suit else hand.count(c) for c in trio]
+            if ftk_pair and min(have) >= 2:
                 out.append(Unit(UnitKind.FTK_PAIR, tuple(c for c in trio for _ in range(2)), suit, 0))
-            if all(n >= 1 for n in have.values()):
-                out.append(Unit(UnitKind.FTK, tuple(trio), suit, 0))
+            if min(have) >= 1:
+                out.append(Unit(UnitKind.FTK, trio, suit, 0))
         ranked = sorted(counts, key=lambda c: (-order[c.index], c.index))
         out.extend(Unit(UnitKind.PAIR, (c, c), suit, order[c.index]) for c in ranked if counts[c] >= 2)
         out.extend(Unit(UnitKind.SINGLE, (c,), suit, order[c.index]) for c in ranked)
     return out
+
+
+#: Each natural suit's 5, 10 and K (RULES §4.2).
+_FTK_TRIOS: dict[Suit, tuple[Card, Card, Card]] = {
+    x: (Card.of(Rank.FIVE, x), Card.of(Rank.TEN, x), Card.of(Rank.KING, x)) for x in Suit
+}

@@ -327,9 +327,10 @@ class FollowRule:
         """Every legal follow (distinct multisets): suit part, then free cards if short of the suit."""
         free_n = self.n - self.k
         effective = self.trump_order.effective
+        position = self.trump_order.sort_position
         others = sorted(
             ((c, m) for c, m in self.hand_counts.items() if effective[c.index] != self.suit),
-            key=lambda cm: self.trump_order.sort_key(cm[0]),
+            key=lambda cm: position[cm[0]],
         )
         for part in self.suit_parts():
             if free_n == 0:

@@ -96,6 +96,10 @@ def _feasible(counts: dict[Card, int], needs: list[tuple[UnitKind, int]], trump_
     return False
 
 
+#: The order in which a trump-in's units are matched to the lead's: the most demanding first.
+_NEED_ORDER = {UnitKind.FTK_PAIR: 0, UnitKind.FTK: 1, UnitKind.TRACTOR: 2, UnitKind.PAIR: 3}
+
+
 def trump_in_key(play: Sequence[Card], lead: Format, trump_order: TrumpOrder) -> int | None:
     """The key of a trump-in (RULES §7), or None if the trumps do not match the lead's format.
 
@@ -106,14 +110,8 @@ def trump_in_key(play: Sequence[Card], lead: Format, trump_order: TrumpOrder) ->
         return None
     if len(play) == 1:
         return trump_order.order[play[0].index]
-    needs = sorted(
-        ((u.kind, u.pairs) for u in lead.units),
-        key=lambda kl: (
-            {UnitKind.FTK_PAIR: 0, UnitKind.FTK: 1, UnitKind.TRACTOR: 2, UnitKind.PAIR: 3}.get(kl[0], 4),
-            -kl[1],
-        ),
-    )
-    counts = {c: n for c, n in count_cards(play).items()}
+    needs = sorted(((u.kind, u.pairs) for u in lead.units), key=lambda kl: (_NEED_ORDER.get(kl[0], 4), -kl[1]))
+    counts = count_cards(play)
     pkind, plen = lead.primary
     if pkind == UnitKind.SINGLE:
         return max(trump_order.order[c.index] for c in play) if _feasible(counts, needs, trump_order) else None

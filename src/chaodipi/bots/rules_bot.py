@@ -19,43 +19,57 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Sequence
+from functools import lru_cache
+from operator import attrgetter
 
 from chaodipi.bidding import BidKind, classify_bid, parse_choice
 from chaodipi.bots.knowledge import Knowledge, order_of_view
-from chaodipi.cards import Card, Rank, Suit
-from chaodipi.hand import Action, Hand, Phase, View
+from chaodipi.cards import Card, Rank, Suit, format_cards
+from chaodipi.hand import Action, Hand, Phase, TrustedChecks, TrustedPlayError, View
 from chaodipi.leads import unit_leads
 from chaodipi.play import FollowRule, check_throw, unit_beaten
 from chaodipi.rules import RuleSet
-from chaodipi.trick import trick_state, trump_in_key
+from chaodipi.trick import TrickState, trick_state, trump_in_key
 from chaodipi.trump import FIVE_HEARTS, TRUMP, TrumpOrder
-from chaodipi.units import Format, Unit, UnitKind, decompose
+from chaodipi.units import Format, Unit, UnitKind, count_cards, decompose
 from chaodipi.view import BidOption
 
 __all__ = ["RulesBot", "choose_bury", "choose_play", "play_out"]
 
 Play = tuple[Card, ...]
 
+_INDEX = attrgetter("index")  # a card's dense number: sorting by it makes a multiset's key
+
 
 def _cost(c: Card, trump_order: TrumpOrder) -> float:
     """How much a card is worth keeping: strong cards, trumps and points cost more to give away."""
-    o = trump_order.order[c.index]
-    base = o if o < 50 else 30 + (o - 50)
-    if trump_order.effective[c.index] == TRUMP:
-        base += 16
-    return base + c.points * 0.9
+    return _costs(trump_order)[c.index]
+
+
+@lru_cache(maxsize=1024)  # (one entry per trump order; TrumpOrder.of keeps at most 512)
+def _costs(trump_order: TrumpOrder) -> tuple[float, ...]:
+    """:func:`_cost` of every card, by card index, worked out once per trump order."""
+    out: list[float] = []
+    for c in Card.ALL:
+        o = trump_order.order[c.index]
+        base = o if o < 50 else 30 + (o - 50)
+        if trump_order.effective[c.index] == TRUMP:
+            base += 16
+        out.append(base + c.points * 0.9)
+    return tuple(out)
 
 
 def _play_cost(cards: Sequence[Card], trump_order: TrumpOrder) -> float:
-    return sum(_cost(c, trump_order) for c in cards)
+    costs = _costs(trump_order)
+    return sum([costs[c.index] for c in cards])
 
 
 # -- leading ------------------------------------------------------------------------------
 
 
-def _unit_is_top(unit: Unit, pool: Sequence[Card], trump_order: TrumpOrder) -> bool:
-    """No card of ``pool`` (what others may hold) makes a unit that beats ``unit`` (RULES §5.1)."""
-    return not unit_beaten(unit, [c for c in pool if trump_order.effective[c.index] == unit.suit], trump_order)
+def _unit_is_top(unit: Unit, pool_by_suit: dict[str, list[Card]], trump_order: TrumpOrder) -> bool:
+    """No card of the pool (what others may hold, by effective suit) makes a unit that beats ``unit`` (RULES §5.1)."""
+    return not unit_beaten(unit, pool_by_suit.get(unit.suit, []), trump_order)
 
 
 def _lead(
@@ -74,20 +88,29 @@ def _lead(
     offers: dict[Play, float] = {}
 
     def offer(score: float, cards: Play) -> None:
-        key = tuple(sorted(cards, key=lambda c: c.index))
+        key = tuple(sorted(cards, key=_INDEX))
         if score > offers.get(key, -1e9):
             offers[key] = score
 
+    held = count_cards(hand)
+    length_of: dict[str, int] = {}
+    for c in hand:
+        e = effective[c.index]
+        length_of[e] = length_of.get(e, 0) + 1
+
+    pool_by_suit: dict[str, list[Card]] = {}
+    for c in pool:
+        pool_by_suit.setdefault(effective[c.index], []).append(c)
     tops_by_suit: dict[str, list[Unit]] = {}
     for u in units:
-        if u.kind in (UnitKind.FTK, UnitKind.FTK_PAIR) or _unit_is_top(u, pool, trump_order):
+        if u.kind in (UnitKind.FTK, UnitKind.FTK_PAIR) or _unit_is_top(u, pool_by_suit, trump_order):
             tops_by_suit.setdefault(u.suit, []).append(u)
     for suit, tops in tops_by_suit.items():
         ruffable = suit != TRUMP and suit in opp_voids and trumps_out > 0
         # a throw of every top unit of the suit: it stands whatever the others hold
         used: list[Card] = []
         for u in sorted(tops, key=lambda u: -len(u.cards)):
-            if all(used.count(c) + u.cards.count(c) <= hand.count(c) for c in u.cards):
+            if all(used.count(c) + u.cards.count(c) <= held[c] for c in u.cards):
                 used.extend(u.cards)
         if used:
             try:
@@ -95,8 +118,7 @@ def _lead(
             except ValueError:
                 fmt = None
             if fmt is not None and (
-                not fmt.is_throw
-                or check_throw(used, [[c for c in pool if effective[c.index] == suit], [], []], trump_order).ok
+                not fmt.is_throw or check_throw(used, [pool_by_suit.get(suit, []), [], []], trump_order).ok
             ):
                 pts = sum(c.points for c in used)
                 score: float = 50 + len(used) * 3 + pts - (40 if ruffable else 0)
@@ -112,9 +134,9 @@ def _lead(
         if u.kind != UnitKind.SINGLE or u.suit == TRUMP:
             continue
         c = u.cards[0]
-        if hand.count(c) > 1:
+        if held[c] > 1:
             continue  # do not break a pair
-        length = sum(1 for x in hand if effective[x.index] == u.suit)
+        length = length_of[u.suit]
         score = 5 - _cost(c, trump_order) / 4 + length * 0.5 + (8 if u.suit in partner_voids else 0) - c.points
         if u.suit in opp_voids and trumps_out:
             score -= 6
@@ -157,12 +179,16 @@ def _candidates(rule: FollowRule, hand: Sequence[Card], trump_order: TrumpOrder,
         if len(trumps) >= free_n:
             combos = itertools.combinations(trumps, free_n)
             seen: set[Play] = set()
+            pairs_needed = lead.pair_count
             for k, combo in enumerate(combos):
                 if k > 300:
                     break
                 if combo in seen:
                     continue
                 seen.add(combo)
+                # a trump-in matches the lead unit for unit, so it holds at least the lead's pairs
+                if pairs_needed and len(combo) - len(set(combo)) < pairs_needed:
+                    continue
                 if trump_in_key(combo, lead, trump_order) is not None:
                     out.append(combo)
     return out or parts
@@ -177,9 +203,12 @@ def choose_play(
     current: Sequence[tuple[int, Play]],
     pool: Sequence[Card],
     voids: Sequence[set[str]] | None = None,
+    *,
+    rule: FollowRule | None = None,
+    state: TrickState | None = None,
 ) -> Play:
-    """The rules bot's play: a lead, throw or follow (always legal)."""
-    return ranked_plays(hand, seat, trump_order, rules, dealer, current, pool, voids)[0][1]
+    """The rules bot's play: a lead, throw or follow (always legal); ``rule``, ``state``: see :func:`ranked_plays`."""
+    return ranked_plays(hand, seat, trump_order, rules, dealer, current, pool, voids, rule=rule, state=state)[0][1]
 
 
 def play_out(hand: Hand, trump_order: TrumpOrder) -> None:
@@ -193,8 +222,13 @@ def play_out(hand: Hand, trump_order: TrumpOrder) -> None:
     while hand.phase == Phase.PLAY:
         seat = hand.to_act()
         assert seat is not None
-        others = [c for s in range(4) if s != seat for c in hand.hands[s]]
-        hand.play(seat, choose_play(hand.hands[seat], seat, trump_order, rules, dealer, hand.current, others))
+        hands = hand.hands
+        others = [c for s in range(4) if s != seat for c in hands[s]]
+        rule = hand.follow_rule(seat) if hand.current and hand.trump_order is trump_order else None
+        play = choose_play(
+            hands[seat], seat, trump_order, rules, dealer, hand.current, others, rule=rule, state=hand.trick
+        )
+        hand.play_trusted(seat, play)
 
 
 def ranked_plays(
@@ -206,28 +240,41 @@ def ranked_plays(
     current: Sequence[tuple[int, Play]],
     pool: Sequence[Card],
     voids: Sequence[set[str]] | None = None,
+    *,
+    rule: FollowRule | None = None,
+    state: TrickState | None = None,
 ) -> list[tuple[float, Play]]:
-    """Sensible legal plays with the rules bot's score, best first (the search bot's candidates)."""
+    """Sensible legal plays with the rules bot's score, best first (the search bot's candidates).
+
+    A caller that holds the hand may pass its follow rule and trick state (:meth:`Hand.follow_rule`,
+    :attr:`Hand.trick`) so that they are not made again.
+    """
     partner = (seat + 2) % 4
     dealer_side = (seat - dealer) % 2 == 0
     vs = voids or [set(), set(), set(), set()]
     if not current:
         opp = vs[(seat + 1) % 4] | vs[(seat + 3) % 4]
         return _lead(hand, trump_order, pool, dealer_side=dealer_side, opp_voids=opp, partner_voids=vs[partner])
-    lead = decompose(current[0][1], trump_order, lead=True)
-    rule = FollowRule(lead, hand, trump_order)
+    lead = decompose(current[0][1], trump_order, lead=True) if rule is None else rule.lead
+    if rule is None:
+        rule = FollowRule(lead, hand, trump_order)
     cands = _candidates(rule, hand, trump_order, lead)
     plays = [c for _, c in current]
     table_points = sum(c.points for p in plays for c in p)
-    state = trick_state(plays, trump_order, lead)
+    if state is None:
+        state = trick_state(plays, trump_order, lead)
     winner_now = current[state.winner][0]
     last = len(current) == 3
     partner_winning = winner_now == partner
     scored: dict[Play, float] = {}
     for cand in cands:
-        key = tuple(sorted(cand, key=lambda c: c.index))
-        if key in scored or rule.check(cand) is not None:
+        key = tuple(sorted(cand, key=_INDEX))
+        if key in scored:
             continue
+        if TrustedChecks.on:  # the candidates are legal by construction (suit parts, fillers, trump-ins)
+            reason = rule.check(cand)
+            if reason is not None:
+                raise TrustedPlayError(f"the rules policy generated an illegal follow {format_cards(cand)}: {reason}")
         we_win = state.wins_with(cand)
         pts = sum(c.points for c in cand)
         cost = _play_cost(cand, trump_order)

@@ -319,7 +319,7 @@ class SearchBot:
             current=current,
         )
         if cand is not None:
-            hand.play(view.seat, cand)
+            hand.play_trusted(view.seat, cand)  # one of ranked_plays', legal by construction
         play_out(hand, trump_order)
         assert hand.result is not None
         return _utility(view, hand.result.points)
