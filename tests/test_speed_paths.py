@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chaodipi.bots.rules_bot import choose_play, play_out
+from chaodipi.bots.rules_bot import choose_play, play_out, ranked_plays
 from chaodipi.cards import Rank, Suit, shuffled_deck
 from chaodipi.driver import run_hand
 from chaodipi.game import Game
@@ -135,6 +135,8 @@ def test_trusted_playouts_equal_checked_ones(seed: int) -> None:
         others = [c for s in range(4) if s != seat for c in checked.hands[s]]
         assert checked.dealer is not None
         play = choose_play(checked.hands[seat], seat, order, checked.rules, checked.dealer, checked.current, others)
+        ranked = ranked_plays(checked.hands[seat], seat, order, checked.rules, checked.dealer, checked.current, others)
+        assert play == ranked[0][1]  # the shortcuts of the playout (one candidate: no scores) change nothing
         checked.play(seat, play)
     assert trusted.actions == checked.actions
     assert trusted.result == checked.result

@@ -25,7 +25,6 @@ def unit_leads(hand: Sequence[Card], trump_order: TrumpOrder) -> list[Unit]:
     A throw is any set of these of one suit; whether it stands depends on the
     other hands (:func:`chaodipi.play.check_throw`).
     """
-    order = trump_order.order
     effective = trump_order.effective
     by_suit: dict[str, dict[Card, int]] = {}
     for c in hand:  # one pass: each effective suit's cards, counted
@@ -36,6 +35,7 @@ def unit_leads(hand: Sequence[Card], trump_order: TrumpOrder) -> list[Unit]:
         else:
             counts[c] = counts.get(c, 0) + 1
     ftk_pair = trump_order.rules.ftk_pair
+    strength = trump_order.strength_position.__getitem__
     out: list[Unit] = []
     for suit in EFFECTIVE_SUITS:
         counts = by_suit.get(suit)
@@ -57,10 +57,21 @@ def unit_leads(hand: Sequence[Card], trump_order: TrumpOrder) -> list[Unit]:
                 out.append(Unit(UnitKind.FTK_PAIR, tuple(c for c in trio for _ in range(2)), suit, 0))
             if min(have) >= 1:
                 out.append(Unit(UnitKind.FTK, trio, suit, 0))
-        ranked = sorted(counts, key=lambda c: (-order[c.index], c.index))
-        out.extend(Unit(UnitKind.PAIR, (c, c), suit, order[c.index]) for c in ranked if counts[c] >= 2)
-        out.extend(Unit(UnitKind.SINGLE, (c,), suit, order[c.index]) for c in ranked)
+        ranked = sorted(counts, key=strength)
+        out.extend(_simple_unit(trump_order, c, 2) for c in ranked if counts[c] >= 2)
+        out.extend(_simple_unit(trump_order, c, 1) for c in ranked)
     return out
+
+
+def _simple_unit(trump_order: TrumpOrder, card: Card, n: int) -> Unit:
+    """The single (``n`` = 1) or pair (2) of ``card``, made once per trump order."""
+    unit = trump_order.unit_cache.get((card, n))
+    if unit is None:
+        kind = UnitKind.SINGLE if n == 1 else UnitKind.PAIR
+        unit = Unit(kind, (card,) * n, trump_order.effective[card.index], trump_order.order[card.index])
+        trump_order.unit_cache[(card, n)] = unit
+    assert isinstance(unit, Unit)
+    return unit
 
 
 #: Each natural suit's 5, 10 and K (RULES §4.2).

@@ -126,7 +126,9 @@ class TrumpOrder:
         "rules",
         "slots",
         "sort_position",
+        "strength_position",
         "trump",
+        "unit_cache",
     )
 
     rules: RuleSet
@@ -143,6 +145,10 @@ class TrumpOrder:
     format_cache: dict[tuple[bool, tuple[int, ...]], object]
     #: each card's place in :meth:`sorted`'s order (the sort key made once, 54 entries)
     sort_position: dict[Card, int]
+    #: each card's place from the strongest down (ties by card index), the order leads are listed in
+    strength_position: dict[Card, int]
+    #: the single and pair units of each card, made once (:func:`chaodipi.leads.unit_leads`; at most 108)
+    unit_cache: dict[tuple[Card, int], object]
 
     def __init__(self, rules: RuleSet, level: Rank | None, trump: Suit | None) -> None:
         if level is not None and level > Rank.ACE:
@@ -177,6 +183,9 @@ class TrumpOrder:
             rules.ftk and rules.heart5_in_ftk and self.trump != Suit.HEARTS and self.level not in (Rank.TEN, Rank.KING)
         )
         self.sort_position = {c: k for k, c in enumerate(sorted(Card.ALL, key=self.sort_key))}
+        by_strength = sorted(Card.ALL, key=lambda c: (-self.order[c.index], c.index))
+        self.strength_position = {c: k for k, c in enumerate(by_strength)}
+        self.unit_cache = {}
 
     @classmethod
     def of(cls, rules: RuleSet, level: Rank | None, trump: Suit | None) -> TrumpOrder:

@@ -16,7 +16,7 @@ cards the one canonical way of RULES §4.3.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from chaodipi.cards import Card, Rank, Suit, format_cards
@@ -84,10 +84,27 @@ class Unit:
 
 @dataclass(frozen=True, slots=True)
 class Format:
-    """The canonical reading of a lead: its effective suit and its units."""
+    """The canonical reading of a lead: its effective suit and its units.
+
+    ``size``, ``pair_count`` and ``tractor_lengths`` are worked out once, when the format is made
+    (a format is read many times: by every follow rule, trick and trump-in judged against it).
+    """
 
     suit: str
     units: tuple[Unit, ...]
+    #: the number of cards in the lead
+    size: int = field(init=False, compare=False, repr=False)
+    #: pairs in the lead: pairs, pairs inside tractors and FTK pairs (RULES §6.4)
+    pair_count: int = field(init=False, compare=False, repr=False)
+    #: lengths (in pairs) of the lead's tractors, longest first
+    tractor_lengths: tuple[int, ...] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        units = self.units
+        object.__setattr__(self, "size", sum(len(u.cards) for u in units))
+        object.__setattr__(self, "pair_count", sum(u.pairs for u in units))
+        lengths = sorted((u.pairs for u in units if u.kind == UnitKind.TRACTOR), reverse=True)
+        object.__setattr__(self, "tractor_lengths", tuple(lengths))
 
     @property
     def kind(self) -> str:
@@ -103,21 +120,6 @@ class Format:
     def cards(self) -> tuple[Card, ...]:
         """All the lead's cards, unit by unit."""
         return tuple(c for u in self.units for c in u.cards)
-
-    @property
-    def size(self) -> int:
-        """The number of cards in the lead."""
-        return sum(len(u.cards) for u in self.units)
-
-    @property
-    def tractor_lengths(self) -> tuple[int, ...]:
-        """Lengths (in pairs) of the lead's tractors, longest first."""
-        return tuple(sorted((u.pairs for u in self.units if u.kind == UnitKind.TRACTOR), reverse=True))
-
-    @property
-    def pair_count(self) -> int:
-        """Pairs in the lead: pairs, pairs inside tractors and FTK pairs (RULES §6.4)."""
-        return sum(u.pairs for u in self.units)
 
     @property
     def ftk_count(self) -> int:

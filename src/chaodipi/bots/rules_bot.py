@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 from operator import attrgetter
@@ -67,9 +68,42 @@ def _play_cost(cards: Sequence[Card], trump_order: TrumpOrder) -> float:
 # -- leading ------------------------------------------------------------------------------
 
 
-def _unit_is_top(unit: Unit, pool_by_suit: dict[str, list[Card]], trump_order: TrumpOrder) -> bool:
-    """No card of the pool (what others may hold, by effective suit) makes a unit that beats ``unit`` (RULES §5.1)."""
-    return not unit_beaten(unit, pool_by_suit.get(unit.suit, []), trump_order)
+class _Pool:
+    """What the other players may hold, by effective suit, with the highest single and pair of each (RULES §5.1)."""
+
+    __slots__ = ("by_suit", "top_pair", "top_single")
+
+    def __init__(self, pool: Sequence[Card], trump_order: TrumpOrder) -> None:
+        effective, order = trump_order.effective, trump_order.order
+        self.by_suit: dict[str, list[Card]] = {}
+        self.top_single: dict[str, int] = {}
+        self.top_pair: dict[str, int] = {}
+        top_single, top_pair, by_suit = self.top_single, self.top_pair, self.by_suit
+        for c, n in Counter(pool).items():  # (counted in C: the pool is most of the deck)
+            suit, o = effective[c.index], order[c.index]
+            if suit in top_single:
+                top_single[suit] = max(top_single[suit], o)
+            else:
+                top_single[suit], top_pair[suit], by_suit[suit] = o, -1, []
+            by_suit[suit].extend((c,) * n)
+            if n >= 2:
+                top_pair[suit] = max(top_pair[suit], o)
+
+    def beats(self, unit: Unit, trump_order: TrumpOrder) -> bool:
+        """Whether a unit of the pool beats ``unit`` (as :func:`~chaodipi.play.unit_beaten` of the pool's suit)."""
+        if unit.kind == UnitKind.SINGLE:
+            return self.top_single.get(unit.suit, -1) > unit.strength
+        if unit.kind == UnitKind.PAIR:
+            return self.top_pair.get(unit.suit, -1) > unit.strength
+        return unit_beaten(unit, self.by_suit.get(unit.suit, []), trump_order)
+
+
+def _unit_is_top(unit: Unit, pool: _Pool, trump_order: TrumpOrder) -> bool:
+    """No card of the pool (what others may hold) makes a unit that beats ``unit`` (RULES §5.1)."""
+    ok = not pool.beats(unit, trump_order)
+    if TrustedChecks.on and ok == unit_beaten(unit, pool.by_suit.get(unit.suit, []), trump_order):
+        raise TrustedPlayError(f"the rules policy misjudged whether {unit} can be beaten")
+    return ok
 
 
 def _lead(
@@ -83,27 +117,25 @@ def _lead(
 ) -> list[tuple[float, Play]]:
     units = unit_leads(hand, trump_order)
     effective = trump_order.effective
-    trumps_mine = sum(1 for c in hand if effective[c.index] == TRUMP)
-    trumps_out = sum(1 for c in pool if effective[c.index] == TRUMP)
-    offers: dict[Play, float] = {}
-
-    def offer(score: float, cards: Play) -> None:
-        key = tuple(sorted(cards, key=_INDEX))
-        if score > offers.get(key, -1e9):
-            offers[key] = score
-
+    costs = _costs(trump_order)
+    others = _Pool(pool, trump_order)
     held = count_cards(hand)
     length_of: dict[str, int] = {}
     for c in hand:
         e = effective[c.index]
         length_of[e] = length_of.get(e, 0) + 1
+    trumps_mine = length_of.get(TRUMP, 0)
+    trumps_out = len(others.by_suit.get(TRUMP, ()))
+    offers: dict[Play, float] = {}
 
-    pool_by_suit: dict[str, list[Card]] = {}
-    for c in pool:
-        pool_by_suit.setdefault(effective[c.index], []).append(c)
+    def offer(score: float, cards: Play) -> None:
+        key = cards if len(cards) == 1 else tuple(sorted(cards, key=_INDEX))
+        if score > offers.get(key, -1e9):
+            offers[key] = score
+
     tops_by_suit: dict[str, list[Unit]] = {}
     for u in units:
-        if u.kind in (UnitKind.FTK, UnitKind.FTK_PAIR) or _unit_is_top(u, pool_by_suit, trump_order):
+        if u.kind in (UnitKind.FTK, UnitKind.FTK_PAIR) or _unit_is_top(u, others, trump_order):
             tops_by_suit.setdefault(u.suit, []).append(u)
     for suit, tops in tops_by_suit.items():
         ruffable = suit != TRUMP and suit in opp_voids and trumps_out > 0
@@ -118,7 +150,7 @@ def _lead(
             except ValueError:
                 fmt = None
             if fmt is not None and (
-                not fmt.is_throw or check_throw(used, [pool_by_suit.get(suit, []), [], []], trump_order).ok
+                not fmt.is_throw or check_throw(used, [others.by_suit.get(suit, []), [], []], trump_order).ok
             ):
                 pts = sum(c.points for c in used)
                 score: float = 50 + len(used) * 3 + pts - (40 if ruffable else 0)
@@ -127,7 +159,7 @@ def _lead(
                 offer(score, tuple(used))
     # draw trumps when strong (吊主)
     if trumps_mine > 0 and trumps_out > 0 and trumps_mine >= trumps_out + 2:
-        low = min((c for c in hand if effective[c.index] == TRUMP), key=lambda c: _cost(c, trump_order))
+        low = min((c for c in hand if effective[c.index] == TRUMP), key=lambda c: costs[c.index])
         offer(15, (low,))
     # otherwise lead low from a side suit: prefer the partner's void (they trump in), avoid points
     for u in units:
@@ -137,12 +169,12 @@ def _lead(
         if held[c] > 1:
             continue  # do not break a pair
         length = length_of[u.suit]
-        score = 5 - _cost(c, trump_order) / 4 + length * 0.5 + (8 if u.suit in partner_voids else 0) - c.points
+        score = 5 - costs[c.index] / 4 + length * 0.5 + (8 if u.suit in partner_voids else 0) - c.points
         if u.suit in opp_voids and trumps_out:
             score -= 6
         offer(score, (c,))
     # the cheapest unit always stands as a fallback (only trumps or only pairs left)
-    u = min(units, key=lambda u: (_play_cost(u.cards, trump_order) / len(u.cards), -len(u.cards)))
+    u = min(units, key=lambda u: (sum([costs[c.index] for c in u.cards]) / len(u.cards), -len(u.cards)))
     offer(-20, u.cards)
     return sorted(((sc, p) for p, sc in offers.items()), key=lambda sp: -sp[0])
 
@@ -150,24 +182,31 @@ def _lead(
 # -- following ------------------------------------------------------------------------------
 
 
-def _candidates(rule: FollowRule, hand: Sequence[Card], trump_order: TrumpOrder, lead: Format) -> list[Play]:
-    """A handful of sensible legal follows: every suit part (capped), with cheap, point or trump fillers."""
+def _candidates(
+    rule: FollowRule,
+    hand: Sequence[Card],
+    trump_order: TrumpOrder,
+    lead: Format,
+    trump_keys: dict[Play, int] | None = None,
+) -> list[Play]:
+    """A handful of sensible legal follows: every suit part (capped), with cheap, point or trump fillers.
+
+    ``trump_keys``, if given, receives each trump-in's key (:func:`~chaodipi.trick.trump_in_key`),
+    worked out here once, so that the caller need not judge it again.
+    """
     effective = trump_order.effective
     free_n = rule.n - rule.k
-    parts: list[Play] = []
-    for k, part in enumerate(rule.suit_parts()):
-        parts.append(part)
-        if k >= 40:
-            break
+    parts: list[Play] = list(itertools.islice(rule.suit_parts(), 41))
     if free_n == 0:
         return parts
     out: list[Play] = []
+    costs = _costs(trump_order)
     others = [c for c in hand if effective[c.index] != rule.suit]
     non_trump = [c for c in others if effective[c.index] != TRUMP]
-    by_cost = sorted(others, key=lambda c: _cost(c, trump_order) - (100 if effective[c.index] != TRUMP else 0))
-    cheap_no_points = sorted(others, key=lambda c: (effective[c.index] == TRUMP, c.points > 0, _cost(c, trump_order)))
-    points_first = sorted(non_trump, key=lambda c: (-c.points, _cost(c, trump_order))) + sorted(
-        (c for c in others if effective[c.index] == TRUMP), key=lambda c: _cost(c, trump_order)
+    by_cost = sorted(others, key=lambda c: costs[c.index] - (100 if effective[c.index] != TRUMP else 0))
+    cheap_no_points = sorted(others, key=lambda c: (effective[c.index] == TRUMP, c.points > 0, costs[c.index]))
+    points_first = sorted(non_trump, key=lambda c: (-c.points, costs[c.index])) + sorted(
+        (c for c in others if effective[c.index] == TRUMP), key=lambda c: costs[c.index]
     )
     for part in parts[:8]:
         for filler in (cheap_no_points[:free_n], points_first[:free_n], by_cost[:free_n]):
@@ -175,7 +214,7 @@ def _candidates(rule: FollowRule, hand: Sequence[Card], trump_order: TrumpOrder,
                 out.append(part + tuple(filler))
     # trump-ins: all the play in trumps (only when void in the led side suit)
     if rule.k == 0 and lead.suit != TRUMP:
-        trumps = sorted((c for c in hand if effective[c.index] == TRUMP), key=lambda c: _cost(c, trump_order))
+        trumps = sorted((c for c in hand if effective[c.index] == TRUMP), key=lambda c: costs[c.index])
         if len(trumps) >= free_n:
             combos = itertools.combinations(trumps, free_n)
             seen: set[Play] = set()
@@ -189,8 +228,11 @@ def _candidates(rule: FollowRule, hand: Sequence[Card], trump_order: TrumpOrder,
                 # a trump-in matches the lead unit for unit, so it holds at least the lead's pairs
                 if pairs_needed and len(combo) - len(set(combo)) < pairs_needed:
                     continue
-                if trump_in_key(combo, lead, trump_order) is not None:
+                key = trump_in_key(combo, lead, trump_order)
+                if key is not None:
                     out.append(combo)
+                    if trump_keys is not None:
+                        trump_keys[combo] = key
     return out or parts
 
 
@@ -208,7 +250,9 @@ def choose_play(
     state: TrickState | None = None,
 ) -> Play:
     """The rules bot's play: a lead, throw or follow (always legal); ``rule``, ``state``: see :func:`ranked_plays`."""
-    return ranked_plays(hand, seat, trump_order, rules, dealer, current, pool, voids, rule=rule, state=state)[0][1]
+    return ranked_plays(
+        hand, seat, trump_order, rules, dealer, current, pool, voids, rule=rule, state=state, best=True
+    )[0][1]
 
 
 def play_out(hand: Hand, trump_order: TrumpOrder) -> None:
@@ -243,11 +287,13 @@ def ranked_plays(
     *,
     rule: FollowRule | None = None,
     state: TrickState | None = None,
+    best: bool = False,
 ) -> list[tuple[float, Play]]:
     """Sensible legal plays with the rules bot's score, best first (the search bot's candidates).
 
     A caller that holds the hand may pass its follow rule and trick state (:meth:`Hand.follow_rule`,
-    :attr:`Hand.trick`) so that they are not made again.
+    :attr:`Hand.trick`) so that they are not made again. With ``best``, only the first play counts:
+    a follow with a single candidate is then given without scoring it (its score shows as 0).
     """
     partner = (seat + 2) % 4
     dealer_side = (seat - dealer) % 2 == 0
@@ -258,7 +304,12 @@ def ranked_plays(
     lead = decompose(current[0][1], trump_order, lead=True) if rule is None else rule.lead
     if rule is None:
         rule = FollowRule(lead, hand, trump_order)
-    cands = _candidates(rule, hand, trump_order, lead)
+    trump_keys: dict[Play, int] = {}
+    cands = _candidates(rule, hand, trump_order, lead, trump_keys)
+    if best and len(cands) == 1:
+        if TrustedChecks.on and rule.check(cands[0]) is not None:
+            raise TrustedPlayError(f"the rules policy generated an illegal follow {format_cards(cands[0])}")
+        return [(0.0, tuple(sorted(cands[0], key=_INDEX)))]  # (the same form as the scored plays)
     plays = [c for _, c in current]
     table_points = sum(c.points for p in plays for c in p)
     if state is None:
@@ -266,18 +317,22 @@ def ranked_plays(
     winner_now = current[state.winner][0]
     last = len(current) == 3
     partner_winning = winner_now == partner
+    costs = _costs(trump_order)
     scored: dict[Play, float] = {}
     for cand in cands:
-        key = tuple(sorted(cand, key=_INDEX))
+        key = cand if len(cand) == 1 else tuple(sorted(cand, key=_INDEX))
         if key in scored:
             continue
         if TrustedChecks.on:  # the candidates are legal by construction (suit parts, fillers, trump-ins)
             reason = rule.check(cand)
             if reason is not None:
                 raise TrustedPlayError(f"the rules policy generated an illegal follow {format_cards(cand)}: {reason}")
-        we_win = state.wins_with(cand)
-        pts = sum(c.points for c in cand)
-        cost = _play_cost(cand, trump_order)
+        trump_key = trump_keys.get(cand)  # a trump-in (all trumps, void in the led side suit) wins when it over-trumps
+        we_win = state.wins_with(cand) if trump_key is None else trump_key > state.trump_key
+        if TrustedChecks.on and we_win != state.wins_with(cand):
+            raise TrustedPlayError(f"the rules policy misjudged the trump-in {format_cards(cand)}")
+        pts = sum([c.points for c in cand])
+        cost = sum([costs[c.index] for c in cand])
         red5 = cand.count(FIVE_HEARTS)
         if partner_winning and not we_win:
             # feed points to the partner (送分), but keep strong cards: safer when we play last
