@@ -18,9 +18,11 @@ from chaodipi.cards import Rank, Suit, shuffled_deck
 from chaodipi.driver import run_hand
 from chaodipi.game import Game
 from chaodipi.hand import Event, Hand, Phase, TrustedChecks, TrustedPlayError
+from chaodipi.leads import LeadChoices, unit_leads
 from chaodipi.rules import PRESET_NAMES, RuleSet
 from chaodipi.settlement import Progress
 from chaodipi.simulate import RandomPolicy
+from chaodipi.trump import TrumpOrder
 
 
 def _game_hand(preset: str, seed: int) -> Hand:
@@ -51,7 +53,7 @@ def test_kept_views_equal_views_built_from_scratch(preset: str, seed: int, gap: 
                 kept = h.view(seat)
                 assert kept == h.fresh_view(seat), (preset, seed, steps, seat)
                 assert h.view(seat) == kept  # asked twice: the same answer
-                assert h.legal(seat, 3) == h._legal_now(seat, 3)  # another cap is its own answer
+                assert h.legal(seat, 3) == h._legal_now(seat, 3, fresh=True)  # another cap is its own answer
 
     run_hand(hand, [policy.decide] * 4, after=check)
     assert hand.phase in (Phase.OVER, Phase.REDEAL)
@@ -140,3 +142,29 @@ def test_trusted_playouts_equal_checked_ones(seed: int) -> None:
         checked.play(seat, play)
     assert trusted.actions == checked.actions
     assert trusted.result == checked.result
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    preset=st.sampled_from(PRESET_NAMES),
+    seed=st.integers(0, 2**32),
+    size=st.sampled_from([1, 3, 8, 25, 33]),
+    flag=st.booleans(),
+)
+def test_lazy_leads_are_the_listed_leads(preset: str, seed: int, size: int, flag: bool) -> None:
+    """LeadChoices counts without making the units, and gives each unit where unit_leads lists it."""
+    rng = random.Random(seed)
+    rules = RuleSet.preset(preset)
+    order = (
+        TrumpOrder.of(rules, None, None)
+        if flag
+        else TrumpOrder.of(rules, Rank(rng.randint(2, 14)), rng.choice([*Suit, None]))
+    )
+    held = shuffled_deck(rng)[:size]
+    listed = unit_leads(held, order)
+    lazy = LeadChoices(held, order)
+    assert len(lazy) == len(listed)
+    k = rng.randrange(len(listed))
+    assert LeadChoices(held, order)[k] == listed[k]  # (a fresh one: only that suit is made)
+    assert list(lazy) == listed
+    assert all(lazy.of_suit(u.suit) == [v for v in listed if v.suit == u.suit] for u in listed)

@@ -85,7 +85,7 @@ from chaodipi.bidding import (
 from chaodipi.cards import Card, Rank, Suit, format_cards, points_of
 from chaodipi.leads import unit_leads
 from chaodipi.levels import Progress, Side
-from chaodipi.log import Action, ActionKind, Event, EventKind, IllegalActionError, is_seat
+from chaodipi.log import HIDDEN_KINDS, Action, ActionKind, Event, EventKind, IllegalActionError, is_seat
 from chaodipi.play import FollowRule, check_throw
 from chaodipi.rules import FryTurns, FryVisibility, RuleSet
 from chaodipi.settlement import NORMAL_THRESHOLD, LastTrick, Settlement, settle
@@ -328,7 +328,18 @@ class Hand:
     #: Attributes that keep work between calls (each seat's events, the follow rule, the legal actions,
     #: bids, sorted hands), not state: a hand is the same hand whatever they hold.
     CACHE_FIELDS: ClassVar[frozenset[str]] = frozenset(
-        {"_seen", "_seen_at", "_rule", "_legal", "_bids", "_sorted", "_bid_records", "_entries", "_orders"}
+        {
+            "_seen",
+            "_seen_at",
+            "_rule",
+            "_legal",
+            "_bids",
+            "_sorted",
+            "_bid_records",
+            "_entries",
+            "_orders",
+            "_bid_cards",
+        }
     )
 
     def __init__(
@@ -397,7 +408,8 @@ class Hand:
         self._seen_at = [0, 0, 0, 0]
         self._rule: tuple[int, int, list[Card], FollowRule] | None = None  # (log length, player, hand, rule)
         self._legal: list[tuple[int, int, list[Card], Legal] | None] = [None, None, None, None]
-        self._bids: list[tuple[int, list[Card], list[BidOption]] | None] = [None, None, None, None]
+        self._bids: list[tuple[tuple[Phase, int, int], list[Card], list[BidOption]] | None] = [None, None, None, None]
+        self._bid_cards = [0, 0, 0, 0]  # level cards, jokers and 5h dealt to each seat: all a bid is made of
         self._sorted: list[tuple[TrumpOrder, tuple[Card, ...], tuple[Card, ...]] | None] = [None, None, None, None]
         self._orders: dict[Suit | str | None, TrumpOrder] = {}  # _order_known's answers (the level never changes)
         self._bid_records: list[BidRecord] = []  # bid_log, read from the log up to len(_bid_records) bids
@@ -559,6 +571,8 @@ class Hand:
         seat = (self.first_seat + self.dealt) % 4
         card = self.deck[self.dealt]
         self.hands[seat].append(card)
+        if card.rank == self.level or card.suit is None or card is FIVE_HEARTS:
+            self._bid_cards[seat] += 1
         self.dealt += 1
         ev = Event(EventKind.DEALT, seat, (card,))
         self._record(ev)
@@ -671,16 +685,26 @@ class Hand:
         return ev
 
     def possible_bids(self, player: int) -> list[BidOption]:
-        """The bids ``player`` could make now (each 5h 5h once per choice), worked out once per decision."""
+        """The bids ``player`` could make now (each 5h 5h once per choice).
+
+        Worked out again only when they may have changed: a bid was made, the deal ended, or the
+        player was dealt a card a bid is made of (a level card, a joker, 5h).
+        """
         if self.phase not in (Phase.DEAL, Phase.COUNTDOWN) or self.bidding is None:
             return []
         held = self.hands[player]
+        key = (self.phase, len(self._bid_entries), self._bid_cards[player])
         kept = self._bids[player]
-        if kept is not None and kept[0] == len(self.log) and kept[1] is held:
+        if kept is not None and kept[0] == key and kept[1] is held:
             return list(kept[2])
-        out = [BidOption(*b) for b in self._candidate_bids(player) if self.can_bid(player, *b)]
-        self._bids[player] = (len(self.log), held, out)
+        out = self._possible_bids_now(player)
+        self._bids[player] = (key, held, out)
         return list(out)
+
+    def _possible_bids_now(self, player: int) -> list[BidOption]:
+        if self.phase not in (Phase.DEAL, Phase.COUNTDOWN) or self.bidding is None:
+            return []
+        return [BidOption(*b) for b in self._candidate_bids(player) if self.can_bid(player, *b)]
 
     def _candidate_bids(self, player: int) -> list[tuple[tuple[Card, ...], str | None]]:
         hand = self.hands[player]
@@ -1369,6 +1393,9 @@ class Hand:
         dark = self.dark
         for item in self.log[start:]:
             if isinstance(item, Event):
+                if item.kind not in HIDDEN_KINDS:
+                    out.append(item)  # public: everyone sees all of it
+                    continue
                 seen = item.seen_by(seat, dark=dark)
                 if seen is not None:
                     out.append(seen)
@@ -1482,7 +1509,7 @@ class Hand:
         if fresh:
             held = tuple(order.sorted(self.hands[seat]))
             events = tuple(self._events_seen_from(seat, 0))
-            moves = self._legal_now(seat, 200) if legal else Legal()
+            moves = self._legal_now(seat, 200, fresh=True) if legal else Legal()
         else:
             held = self._sorted_hand(seat, order)
             events = tuple(self._events_seen(seat))
@@ -1540,17 +1567,23 @@ class Hand:
         self._legal[seat] = (len(self.log), limit, held, out)
         return out
 
-    def _legal_now(self, seat: int, limit: int) -> Legal:
+    def _legal_now(self, seat: int, limit: int, *, fresh: bool = False) -> Legal:
+        """:meth:`legal` worked out now (``fresh``: with nothing kept from earlier calls, for :meth:`fresh_view`)."""
         show_red5 = self.flag and self.can_show_red5(seat)  # whoever's turn it is (RULES §11.5)
         if self.phase in (Phase.DEAL, Phase.COUNTDOWN):
-            return Legal(bids=tuple(self.possible_bids(seat)), show_red5=show_red5)
+            bids = self._possible_bids_now(seat) if fresh else self.possible_bids(seat)
+            return Legal(bids=tuple(bids), show_red5=show_red5)
         if self.to_act() != seat:
             return Legal(show_red5=show_red5)
         if self.phase == Phase.BURY:
             return Legal(bury=KITTY_SIZE)
         if self.phase == Phase.FRY:
             return Legal(fries=tuple(self.possible_fries(seat)), can_pass=True)
-        rule = self.follow_rule(seat)
+        if fresh and self.current:
+            assert self.lead_format is not None
+            rule: FollowRule | None = FollowRule(self.lead_format, self.hands[seat], self.trump_order)
+        else:
+            rule = self.follow_rule(seat)
         if rule is None:
             leads = tuple(u.cards for u in unit_leads(self.hands[seat], self.trump_order))
             return Legal(leads=leads, can_throw=True, show_red5=show_red5)

@@ -10,13 +10,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from chaodipi.cards import Card, Rank, Suit
 from chaodipi.trump import EFFECTIVE_SUITS, TrumpOrder
 from chaodipi.units import Unit, UnitKind, ftk_suits, pair_runs
 
-__all__ = ["unit_leads"]
+__all__ = ["LeadChoices", "unit_leads"]
 
 
 def unit_leads(hand: Sequence[Card], trump_order: TrumpOrder) -> list[Unit]:
@@ -25,42 +25,110 @@ def unit_leads(hand: Sequence[Card], trump_order: TrumpOrder) -> list[Unit]:
     A throw is any set of these of one suit; whether it stands depends on the
     other hands (:func:`chaodipi.play.check_throw`).
     """
-    effective = trump_order.effective
-    by_suit: dict[str, dict[Card, int]] = {}
-    for c in hand:  # one pass: each effective suit's cards, counted
-        e = effective[c.index]
-        counts = by_suit.get(e)
-        if counts is None:
-            by_suit[e] = {c: 1}
-        else:
-            counts[c] = counts.get(c, 0) + 1
-    ftk_pair = trump_order.rules.ftk_pair
-    strength = trump_order.strength_position.__getitem__
-    out: list[Unit] = []
-    for suit in EFFECTIVE_SUITS:
-        counts = by_suit.get(suit)
-        if counts is None:
-            continue
-        pairs = [c for c, n in counts.items() if n >= 2]
-        if len(pairs) >= 2:
-            runs = [r for r in pair_runs(pairs, trump_order, suit) if len(r) >= 2]
-            for run in sorted(runs, key=lambda r: -r[-1][1]):
-                for length in range(len(run), 1, -1):
-                    for start in range(len(run) - length, -1, -1):
-                        seg = run[start : start + length]
-                        tcards = tuple(c for c, _ in reversed(seg) for _ in range(2))
-                        out.append(Unit(UnitKind.TRACTOR, tcards, suit, seg[-1][1]))
-        for x in ftk_suits(trump_order, suit, lead=True):
+    return list(LeadChoices(hand, trump_order))
+
+
+class LeadChoices:
+    """:func:`unit_leads` as a lazy sequence: counted at once, each suit's units made when first asked for.
+
+    A policy that picks one lead at random (``choices[rng.randrange(len(choices))]``, as
+    ``rng.choice`` does) makes the units of one suit, not of all five.
+
+    >>> from chaodipi.cards import parse_cards
+    >>> from chaodipi.rules import RuleSet
+    >>> to = TrumpOrder.of(RuleSet.preset("standard"), Rank.TWO, Suit.SPADES)
+    >>> leads = LeadChoices(parse_cards("9h 9h Th Th 5c Tc Kc"), to)
+    >>> len(leads), str(leads[5]), [str(u) for u in leads.of_suit("c")]
+    (9, '5c Tc Kc', ['5c Tc Kc', 'Kc', 'Tc', '5c'])
+    """
+
+    __slots__ = ("_built", "_counts", "_hand", "_runs", "_sizes", "_suits", "_trump_order")
+
+    def __init__(self, hand: Sequence[Card], trump_order: TrumpOrder) -> None:
+        self._hand = hand
+        self._trump_order = trump_order
+        effective = trump_order.effective
+        by_suit: dict[str, dict[Card, int]] = {}
+        for c in hand:  # one pass: each effective suit's cards, counted
+            e = effective[c.index]
+            counts = by_suit.get(e)
+            if counts is None:
+                by_suit[e] = {c: 1}
+            else:
+                counts[c] = counts.get(c, 0) + 1
+        self._suits = [suit for suit in EFFECTIVE_SUITS if suit in by_suit]
+        self._counts = by_suit
+        self._runs: dict[str, list[list[tuple[Card, int]]]] = {}
+        self._sizes: list[int] = []
+        self._built: dict[str, list[Unit]] = {}
+        ftk_pair = trump_order.rules.ftk_pair
+        for suit in self._suits:
+            counts = by_suit[suit]
+            pairs = [c for c, n in counts.items() if n >= 2]
+            size = len(pairs) + len(counts)  # the pairs and the singles
+            if len(pairs) >= 2:
+                runs = [r for r in pair_runs(pairs, trump_order, suit) if len(r) >= 2]
+                self._runs[suit] = runs
+                size += sum(len(r) * (len(r) - 1) // 2 for r in runs)  # a run of n pairs: n-1 + n-2 + ... + 1
+            for have in self._ftk_holdings(suit):
+                size += (ftk_pair and min(have) >= 2) + (min(have) >= 1)
+            self._sizes.append(size)
+
+    def _ftk_holdings(self, suit: str) -> list[list[int]]:
+        """For each FTK of ``suit`` (RULES §4.2), how many of its 5, 10 and K the hand holds."""
+        effective, counts = self._trump_order.effective, self._counts[suit]
+        out = []
+        for x in ftk_suits(self._trump_order, suit, lead=True):
             trio = _FTK_TRIOS[x]
-            have = [counts.get(c, 0) if effective[c.index] == suit else hand.count(c) for c in trio]
+            out.append([counts.get(c, 0) if effective[c.index] == suit else self._hand.count(c) for c in trio])
+        return out
+
+    def __len__(self) -> int:
+        return sum(self._sizes)
+
+    def __getitem__(self, i: int) -> Unit:
+        if i < 0:
+            i += len(self)
+        if i < 0:
+            raise IndexError("lead index out of range")
+        for suit, size in zip(self._suits, self._sizes, strict=True):
+            if i < size:
+                return self.of_suit(suit)[i]
+            i -= size
+        raise IndexError("lead index out of range")
+
+    def __iter__(self) -> Iterator[Unit]:
+        for suit in self._suits:
+            yield from self.of_suit(suit)
+
+    def of_suit(self, suit: str) -> list[Unit]:
+        """The single-unit leads of one effective suit, in :func:`unit_leads`' order (made once)."""
+        built = self._built.get(suit)
+        if built is not None:
+            return built
+        out: list[Unit] = []
+        counts = self._counts.get(suit)
+        if counts is None:
+            return out
+        trump_order = self._trump_order
+        for run in sorted(self._runs.get(suit, ()), key=lambda r: -r[-1][1]):
+            for length in range(len(run), 1, -1):
+                for start in range(len(run) - length, -1, -1):
+                    seg = run[start : start + length]
+                    tcards = tuple(c for c, _ in reversed(seg) for _ in range(2))
+                    out.append(Unit(UnitKind.TRACTOR, tcards, suit, seg[-1][1]))
+        ftk_pair = trump_order.rules.ftk_pair
+        for x, have in zip(ftk_suits(trump_order, suit, lead=True), self._ftk_holdings(suit), strict=True):
+            trio = _FTK_TRIOS[x]
             if ftk_pair and min(have) >= 2:
                 out.append(Unit(UnitKind.FTK_PAIR, tuple(c for c in trio for _ in range(2)), suit, 0))
             if min(have) >= 1:
                 out.append(Unit(UnitKind.FTK, trio, suit, 0))
-        ranked = sorted(counts, key=strength)
+        ranked = sorted(counts, key=trump_order.strength_position.__getitem__)
         out.extend(_simple_unit(trump_order, c, 2) for c in ranked if counts[c] >= 2)
         out.extend(_simple_unit(trump_order, c, 1) for c in ranked)
-    return out
+        self._built[suit] = out
+        return out
 
 
 def _simple_unit(trump_order: TrumpOrder, card: Card, n: int) -> Unit:

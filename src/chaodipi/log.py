@@ -27,6 +27,7 @@ from typing import Any, TypeGuard
 from chaodipi.cards import Card, CardError, format_cards, parse_cards
 
 __all__ = [
+    "HIDDEN_KINDS",
     "Action",
     "ActionError",
     "ActionKind",
@@ -235,6 +236,9 @@ _VISIBILITY = {
     EventKind.BID: Visibility.DARK_CARDS,
     EventKind.FRIED: Visibility.DARK_CARDS,
 }
+
+#: The kinds of event that not every player sees in full (all the others are public).
+HIDDEN_KINDS = frozenset(_VISIBILITY)
 
 
 @dataclass(frozen=True, slots=True)

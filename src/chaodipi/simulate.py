@@ -14,7 +14,7 @@ from chaodipi.cards import Card
 from chaodipi.driver import run_hand
 from chaodipi.game import Game
 from chaodipi.hand import Hand, Phase
-from chaodipi.leads import unit_leads
+from chaodipi.leads import LeadChoices
 from chaodipi.log import Action
 from chaodipi.rules import RuleSet
 from chaodipi.trump import FIVE_HEARTS
@@ -59,11 +59,11 @@ class RandomPolicy:
         """A random single-unit lead for ``player``; with chance ``throw_chance`` a second unit of the
         same suit is added, making a throw (甩牌) that may fail (RULES §5).
         """
-        units = unit_leads(hand.hands[player], hand.trump_order)
-        unit = self.rng.choice(units)
+        leads = LeadChoices(hand.hands[player], hand.trump_order)  # (only the chosen suit's units are made)
+        unit = leads[self.rng.randrange(len(leads))]  # (the draw rng.choice makes)
         cards = list(unit.cards)
         if self.rng.random() < self.throw_chance:
-            same = [u for u in units if u.suit == unit.suit and u is not unit]
+            same = [u for u in leads.of_suit(unit.suit) if u is not unit]
             if same:
                 extra = self.rng.choice(same)
                 held = hand.hands[player]
