@@ -1,0 +1,346 @@
+"""This tree's speed and memory beside an earlier commit's, in one run, on one core (issue 13).
+
+The earlier commit (``--base``, by default ``ebd3bd4``, the last one before the speed work) is
+checked out in a temporary ``git worktree`` (removed at the end, also after an error or Ctrl+C);
+"now" is the working tree this script is in (its ``src/``, with whatever changes it has). Every
+measurement is a subprocess of this interpreter with ``PYTHONPATH=<tree>/src`` (which checks
+that it imported chaodipi from there), pinned to one CPU; within each round the two trees
+alternate (base first in odd rounds, now first in even ones) and the table shows the median of
+the rounds. The workloads are this folder's code and use only the API both trees have, so both
+play the same hands (the same seeds; ``PYTHONHASHSEED=0``) as far as the code behaves the same.
+
+Workloads (``standard`` preset):
+
+* ``random``: random complete hands through the bare engine, as ``bench_hands.py`` plays them
+  (:class:`~chaodipi.simulate.RandomPolicy`, games from seed 1 on); hands/s and decisions/s
+  (a decision is an action applied, ``len(hand.actions)``).
+* ``bots``: four :class:`~chaodipi.bots.random_bot.RandomBot` through
+  :func:`chaodipi.bots.base.run_hand`, a :meth:`Hand.view <chaodipi.hand.Hand.view>` per decision.
+* ``rules-bots``: the same with four :class:`~chaodipi.bots.rules_bot.RulesBot`.
+* ``views``: the server's load: the hands of ``random`` with, after every card dealt and every
+  action, the view of each of the four seats built (the driver's ``after``); views/s and hands/s.
+* ``playouts``: rules-policy playouts from :meth:`Hand.in_play <chaodipi.hand.Hand.in_play>`,
+  as ``bench_bots.py`` measures them (the search bot's unit of work).
+* ``memory``: ``bench_memory.py``'s figures (bytes per finished hand, per stored game, cache
+  sizes); measured once per tree, not per round (they do not vary with the machine's load).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+NOW_TREE = HERE.parent
+DEFAULT_BASE = "ebd3bd4"
+PRESET = "standard"
+TIMED = ["random", "bots", "rules-bots", "views", "playouts"]
+WORKLOADS = [*TIMED, "memory"]
+#: per timed workload: (count in the result, unit shown), the rates reported
+RATES: dict[str, list[tuple[str, str]]] = {
+    "random": [("hands", "hands/s"), ("decisions", "decisions/s")],
+    "bots": [("hands", "hands/s"), ("decisions", "decisions/s")],
+    "rules-bots": [("hands", "hands/s"), ("decisions", "decisions/s")],
+    "views": [("views", "views/s"), ("hands", "hands/s")],
+    "playouts": [("playouts", "playouts/s")],
+}
+#: the decisions of the first hands played, compared between the trees ("the same hands?")
+FINGERPRINT = 30
+
+
+# --- measuring (runs in a subprocess, chaodipi from the tree under test) ----------------------
+
+
+def pin(cpu: int | None) -> None:
+    if cpu is not None and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {cpu})
+
+
+def measure_random(seconds: float) -> dict[str, Any]:
+    from bench_hands import random_hands  # the hands bench_hands.py measures, from this folder
+
+    hands = decisions = 0
+    first: list[int] = []
+    start = time.perf_counter()
+    for hand in random_hands(PRESET, seconds):
+        hands += 1
+        decisions += len(hand.actions)
+        if hands <= FINGERPRINT:
+            first.append(len(hand.actions))
+    return {"hands": hands, "decisions": decisions, "seconds": time.perf_counter() - start, "first": first}
+
+
+def measure_bots(seconds: float, make_bot: Callable[[int], Any]) -> dict[str, Any]:
+    """Hands of four bots (``make_bot(seat)``) through the bots' driver, games from seed 1 on."""
+    from chaodipi.bots.base import run_hand
+    from chaodipi.game import Game
+    from chaodipi.hand import Phase
+    from chaodipi.rules import RuleSet
+
+    rules = RuleSet.preset(PRESET)
+    bots = [make_bot(seat) for seat in range(4)]
+    hands = decisions = seed = 0
+    first: list[int] = []
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        seed += 1
+        game = Game(rules, seed)
+        while not game.over and time.perf_counter() - start < seconds:
+            hand = game.new_hand()
+            run_hand(hand, bots)
+            game.finish_hand()
+            if hand.phase == Phase.OVER:
+                hands += 1
+                decisions += len(hand.actions)
+                if hands <= FINGERPRINT:
+                    first.append(len(hand.actions))
+    return {"hands": hands, "decisions": decisions, "seconds": time.perf_counter() - start, "first": first}
+
+
+def measure_views(seconds: float) -> dict[str, Any]:
+    """The hands of ``random`` (same seeds, same policy), every seat's view built after each card and action."""
+    import random
+
+    from chaodipi import simulate
+    from chaodipi.driver import run_hand
+    from chaodipi.game import Game
+    from chaodipi.hand import Hand, Phase
+    from chaodipi.rules import RuleSet
+
+    rules = RuleSet.preset(PRESET)
+    policy = simulate.RandomPolicy(random.Random(PRESET))  # as bench_hands.random_hands
+    views = 0
+
+    def show(hand: Hand) -> None:
+        nonlocal views
+        for seat in range(4):
+            hand.view(seat)
+        views += 4
+
+    hands = seed = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        seed += 1
+        game = Game(rules, seed)
+        while not game.over and time.perf_counter() - start < seconds:
+            hand = game.new_hand()
+            run_hand(hand, [policy.decide] * 4, asks=simulate._new_bid_possible, after=show)  # as simulate.play_hand
+            game.finish_hand()
+            hands += hand.phase == Phase.OVER
+    return {"views": views, "hands": hands, "seconds": time.perf_counter() - start}
+
+
+def measure_playouts(seconds: float) -> dict[str, Any]:
+    from bench_bots import playouts_per_second  # bench_bots.py's own measurement, from this folder
+
+    rate, n = playouts_per_second(seconds)
+    return {"playouts": n, "seconds": n / rate}
+
+
+def measure_memory() -> dict[str, Any]:
+    from bench_memory import flat, measure
+
+    result = measure()
+    return {"flat": flat(result), "full": result}
+
+
+def worker(what: str, src: str, seconds: float, cpu: int | None) -> None:
+    pin(cpu)
+    import chaodipi
+
+    where = Path(chaodipi.__file__).resolve()
+    if not where.is_relative_to(Path(src).resolve()):
+        sys.exit(f"bench_compare: chaodipi was imported from {where}, not from {src}")
+    if what == "random":
+        result = measure_random(seconds)
+    elif what == "bots":
+        from chaodipi.bots.random_bot import RandomBot
+
+        result = measure_bots(seconds, lambda seat: RandomBot(seed=seat))
+    elif what == "rules-bots":
+        from chaodipi.bots.rules_bot import RulesBot
+
+        result = measure_bots(seconds, lambda seat: RulesBot(seed=seat))
+    elif what == "views":
+        result = measure_views(seconds)
+    elif what == "playouts":
+        result = measure_playouts(seconds)
+    elif what == "memory":
+        result = measure_memory()
+    else:
+        sys.exit(f"bench_compare: no workload {what!r}")
+    result["chaodipi"] = str(where.parent)
+    result["python"] = platform.python_version()
+    print(json.dumps(result))
+
+
+# --- orchestration ---------------------------------------------------------------------------
+
+
+def git(*args: str, cwd: Path = NOW_TREE) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def measure(what: str, tree: Path, seconds: float, cpu: int | None) -> dict[str, Any]:
+    src = tree / "src"
+    cmd = [sys.executable, str(HERE / "bench_compare.py"), "--worker", what, "--tree", str(src)]
+    cmd += ["--seconds", str(seconds)]
+    if cpu is not None:
+        cmd += ["--cpu", str(cpu)]
+    # Only the tree under test on the path (the editable install's src/ comes after it); the same hash seed for both.
+    env = {**os.environ, "PYTHONPATH": str(src), "PYTHONHASHSEED": "0"}
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tree)
+    if done.returncode != 0:
+        raise RuntimeError(f"{what} on {tree} failed ({done.returncode}):\n{done.stderr.strip()}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def describe_now() -> str:
+    head = git("log", "-1", "--format=%h %<(60,trunc)%s").rstrip()
+    changed = git("status", "--porcelain")
+    if not changed:
+        return head
+    in_src = any(line[3:].startswith("src/") for line in changed.splitlines())
+    return f"{head} + dirty ({'src/ changed' if in_src else 'outside src/ only'})"
+
+
+class Interrupted(Exception):
+    pass
+
+
+def on_term(signum: int, frame: FrameType | None) -> None:
+    raise Interrupted(f"signal {signum}")
+
+
+def ratio(now: float, base: float) -> float:
+    return now / base if base else float("nan")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--base", default=DEFAULT_BASE, help=f"the commit to compare with (default {DEFAULT_BASE})")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--seconds", type=float, default=3.0, help="per workload, tree and round")
+    ap.add_argument("--workload", action="append", choices=WORKLOADS, help="only these (repeatable; default all)")
+    ap.add_argument("--cpu", type=int, help="the CPU to pin to (default: the highest one allowed)")
+    ap.add_argument("--json", metavar="OUT", help="write the numbers to this file")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--tree", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        worker(args.worker, args.tree, args.seconds, args.cpu)
+        return
+
+    workloads = [w for w in WORKLOADS if w in (args.workload or WORKLOADS)]
+    cpu = args.cpu
+    if cpu is None and hasattr(os, "sched_getaffinity"):
+        cpu = max(os.sched_getaffinity(0))
+    base_commit = git("rev-parse", "--verify", f"{args.base}^{{commit}}")
+    facts: dict[str, Any] = {
+        "cpu": cpu_model(),
+        "cores": f"{os.cpu_count()} (pinned to cpu {cpu})",
+        "python": platform.python_version(),
+        "base": git("log", "-1", "--format=%h %<(60,trunc)%s", base_commit).rstrip(),
+        "now": describe_now(),
+        "rounds": args.rounds,
+        "seconds": args.seconds,
+    }
+
+    signal.signal(signal.SIGTERM, on_term)
+    tmp = Path(tempfile.mkdtemp(prefix="chaodipi-base-"))
+    base_tree = tmp / "base"
+    trees = {"base": base_tree, "now": NOW_TREE}
+    runs: dict[str, dict[str, list[dict[str, Any]]]] = {w: {"base": [], "now": []} for w in workloads}
+    try:
+        git("worktree", "add", "--detach", str(base_tree), base_commit)
+        for r in range(args.rounds):
+            order = ["base", "now"] if r % 2 == 0 else ["now", "base"]
+            for w in workloads:
+                if w == "memory" and r > 0:
+                    continue
+                for side in order:
+                    runs[w][side].append(measure(w, trees[side], args.seconds, cpu))
+            print(f"round {r + 1}/{args.rounds} done", flush=True)
+    except (KeyboardInterrupt, Interrupted) as exc:
+        sys.exit(f"bench_compare: interrupted ({str(exc) or 'Ctrl+C'}); the base worktree is removed")
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(base_tree)], cwd=NOW_TREE, capture_output=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+        subprocess.run(["git", "worktree", "prune"], cwd=NOW_TREE, capture_output=True)
+
+    for side in ("base", "now"):
+        facts[f"{side} src"] = runs[workloads[0]][side][0]["chaodipi"]  # checked by the worker
+    rows: list[dict[str, Any]] = []
+    for w in workloads:
+        if w == "memory":
+            base_m, now_m = runs[w]["base"][0]["flat"], runs[w]["now"][0]["flat"]
+            for label, b in base_m.items():
+                n = now_m.get(label, float("nan"))
+                rows.append({"workload": "memory", "unit": label, "base": b, "now": n, "ratio": ratio(n, b)})
+            continue
+        for count, unit in RATES[w]:
+            rates = {s: [x[count] / x["seconds"] for x in runs[w][s]] for s in ("base", "now")}
+            per_round = [ratio(n, b) for b, n in zip(rates["base"], rates["now"], strict=True)]
+            b, n = statistics.median(rates["base"]), statistics.median(rates["now"])
+            rows.append(
+                {
+                    "workload": w,
+                    "unit": unit,
+                    "base": b,
+                    "now": n,
+                    "ratio": ratio(n, b),
+                    "round ratios": per_round,
+                    "spread": {s: (max(v) - min(v)) / statistics.median(v) for s, v in rates.items()},
+                }
+            )
+
+    for k, v in facts.items():
+        print(f"{k:9} {v}")
+    print()
+    print(f"{'workload':11} {'unit':38} {'base':>12} {'now':>12} {'now ÷ base':>11}  per round (spread base/now)")
+    for row in rows:
+        extra = ""
+        if "round ratios" in row:
+            rr = " ".join(f"{x:.2f}" for x in row["round ratios"])
+            extra = f"  {rr} (±{row['spread']['base'] / 2:.0%}/±{row['spread']['now'] / 2:.0%})"
+        figures = f"{row['base']:12,.0f} {row['now']:12,.0f} {row['ratio']:10.2f}x"
+        print(f"{row['workload']:11} {row['unit']:38} {figures}{extra}")
+    same: list[str] = []
+    for w in workloads:
+        firsts = [x["first"] for side in ("base", "now") for x in runs[w][side] if "first" in x]
+        if firsts:
+            n = min(len(f) for f in firsts)
+            same.append(f"{w} {'yes' if len({tuple(f[:n]) for f in firsts}) == 1 else 'NO'} ({n} hands)")
+    if same:
+        print(f"\nsame play (decisions of the first hands, base and now, every round): {', '.join(same)}")
+    if args.json:
+        out = {"machine": facts, "rows": rows, "runs": runs}
+        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
