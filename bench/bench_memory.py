@@ -164,7 +164,7 @@ def declared_bounds() -> dict[str, str]:
     orders = trump._cached.cache_info().maxsize if hasattr(trump, "_cached") else None
     suits = len(getattr(trump, "EFFECTIVE_SUITS", ())) or None
     bounds = {
-        "format_cache": f"≤{per_order:,}/order (cleared when full)" if per_order else "?",
+        "format_cache": f"≤{per_order:,} in all orders (cleared when full)" if per_order else "?",
         "ftk_cache": f"≤{2 * suits}/order (effective suit × lead)" if suits else "?",
     }
     if orders:

@@ -168,3 +168,28 @@ def test_lazy_leads_are_the_listed_leads(preset: str, seed: int, size: int, flag
     assert LeadChoices(held, order)[k] == listed[k]  # (a fresh one: only that suit is made)
     assert list(lazy) == listed
     assert all(lazy.of_suit(u.suit) == [v for v in listed if v.suit == u.suit] for u in listed)
+
+
+def test_the_decomposition_cache_has_one_bound_for_all_trump_orders(monkeypatch: pytest.MonkeyPatch) -> None:
+    """However many trump orders a process meets (a server's many tables and house rules), the kept
+    decompositions stay within one bound, and decompositions are the same before and after it is emptied."""
+    from chaodipi import units
+
+    monkeypatch.setattr(units, "_FORMAT_CACHE_SIZE", 40)
+    rng = random.Random(9)
+    orders = [
+        TrumpOrder.of(RuleSet.preset(p), Rank(lv), t)
+        for p in PRESET_NAMES
+        for lv in (3, 9)
+        for t in (None, Suit.HEARTS)
+    ]
+    first: dict[tuple[int, tuple[int, ...]], object] = {}
+    for _ in range(600):
+        k = rng.randrange(len(orders))
+        held = shuffled_deck(rng)[: rng.randint(1, 4)]
+        try:
+            got: object = units.decompose(held, orders[k])
+        except units.PlayError as exc:
+            got = str(exc)
+        assert first.setdefault((k, tuple(c.index for c in held)), got) == got
+        assert sum(len(o.format_cache) for o in orders) <= 40

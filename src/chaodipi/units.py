@@ -231,20 +231,34 @@ def decompose(cards: Sequence[Card], trump_order: TrumpOrder, *, lead: bool = Tr
     cache = trump_order.format_cache
     found = cache.get(key)
     if found is None:
-        if len(cache) >= _FORMAT_CACHE_SIZE:
-            cache.clear()
         try:
             found = _decompose(cards, trump_order, lead)
         except PlayError as exc:
             found = exc
-        cache[key] = found
+        _keep(cache, key, found)
     if isinstance(found, PlayError):
         raise type(found)(*found.args)
     assert isinstance(found, Format)
     return found
 
 
-_FORMAT_CACHE_SIZE = 50_000
+#: Decompositions kept, all trump orders together (about half a kilobyte each): when full, all are dropped.
+_FORMAT_CACHE_SIZE = 100_000
+_format_caches: list[dict[tuple[bool, tuple[int, ...]], object]] = []  # the trump orders' caches holding some
+_format_count = [0]  # decompositions kept in them
+
+
+def _keep(cache: dict[tuple[bool, tuple[int, ...]], object], key: tuple[bool, tuple[int, ...]], found: object) -> None:
+    """Keep a decomposition in its trump order's cache, within the one bound for all orders."""
+    if _format_count[0] >= _FORMAT_CACHE_SIZE:
+        for kept in _format_caches:
+            kept.clear()
+        _format_caches.clear()
+        _format_count[0] = 0
+    if not cache:
+        _format_caches.append(cache)
+    cache[key] = found
+    _format_count[0] += 1
 
 
 def _decompose(cards: Sequence[Card], trump_order: TrumpOrder, lead: bool) -> Format:
