@@ -1296,6 +1296,10 @@ class Hand:
         if not isinstance(action, Action):
             raise IllegalActionError(f"not an action: {action!r}")
         kind, player = action.kind, action.player
+        if kind is ActionKind.PLAY and self.phase is Phase.PLAY:  # (most actions are plays)
+            assert player is not None
+            self.verify_play(player, action.cards)
+            return
         if kind is ActionKind.BID:
             target = self.dealt if action.at is None else action.at
             if not self.dealt <= target <= self.deal_size or (target > self.dealt and self.phase != Phase.DEAL):
@@ -1351,6 +1355,8 @@ class Hand:
         """
         self.verify_apply(action)
         kind, player, cards, choose = action.kind, action.player, action.cards, action.choose
+        if kind is ActionKind.PLAY and self.phase is Phase.PLAY and player is not None:  # (most actions are plays)
+            return self._play(player, cards, action)
         if kind is ActionKind.BID:
             while action.at is not None and self.dealt < action.at:
                 self.deal_card()
