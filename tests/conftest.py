@@ -25,6 +25,30 @@ os.environ["CHAODIPI_CHECK_TRUSTED"] = "1"
 SOAK = os.environ.get("CHAODIPI_SOAK", "") not in ("", "0")
 
 
+#: ``make unit-fast`` sets CHAODIPI_EXPECT_COMPILED=1: the run is meant for the mypyc build (make fast).
+EXPECT_COMPILED = os.environ.get("CHAODIPI_EXPECT_COMPILED", "") not in ("", "0")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """In a run meant for the compiled build, stop at once if the engine imported is the pure Python one.
+
+    (Under pytest's default import mode a test path inside ``src/`` puts ``src/`` first on sys.path, and the
+    pure sources would be tested instead of the compiled package.)
+    """
+    if not EXPECT_COMPILED:
+        return
+    import importlib
+    import importlib.machinery
+
+    pure = []
+    for name in ("cards", "trump", "units", "play", "trick", "log", "referee", "bots.search_bot"):
+        module = importlib.import_module(f"chaodipi.{name}")
+        if not str(module.__file__).endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
+            pure.append(f"chaodipi.{name} from {module.__file__}")
+    if pure:
+        raise pytest.UsageError("CHAODIPI_EXPECT_COMPILED=1, but not compiled: " + "; ".join(pure))
+
+
 def soak(quick: int, full: int) -> int:
     """A soak test's count: ``quick`` in ``make test``, ``full`` in ``make soak``."""
     return full if SOAK else quick

@@ -220,9 +220,18 @@ def test_no_bid_kitty_shows_the_cards_up_to_the_deciding_one(preset: str, kitty:
 
 
 # -- 7. refused operations change nothing ---------------------------------------------------------
+def attributes(obj: object) -> dict[str, object]:
+    """An object's attributes: its vars(), or in the compiled build (make fast), which keeps them
+    outside any __dict__, the attributes its class names."""
+    names = getattr(type(obj), "__mypyc_attrs__", None)
+    if names is None:
+        return dict(vars(obj))
+    return {k: getattr(obj, k) for k in names if hasattr(obj, k)}
+
+
 def snapshot(hand: Hand) -> dict[str, str]:
     """Everything a hand holds, as text (the trump order by its level and trump)."""
-    state = {k: repr(v) for k, v in vars(hand).items() if k != "to" and k not in Hand.CACHE_FIELDS}
+    state = {k: repr(v) for k, v in attributes(hand).items() if k != "to" and k not in Hand.CACHE_FIELDS}
     state["to"] = repr((hand.trump_order.level, hand.trump_order.trump, hand.trump_order.flag))
     return state
 

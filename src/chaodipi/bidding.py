@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal, NamedTuple, TypeAlias
 
+from mypy_extensions import mypyc_attr
+
 from chaodipi.cards import SUITS, Card, CardError, Rank, Suit, check_copies, format_cards, parse_cards
 from chaodipi.rules import NoBidTrump, RuleSet
 from chaodipi.trump import trump_text, trump_words
@@ -108,6 +110,8 @@ def parse_choice(text: object) -> Choice:
     raise BidRequestError(f"choose must be one of s, h, c, d or nt, not {text!r}")
 
 
+# Not a native class in the compiled build (make fast): its constructor takes any values and checks them here.
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class Bid:
     """The cards one player shows at one moment, and for 5h 5h the trump they name.
@@ -121,14 +125,16 @@ class Bid:
     choose: Choice | None = None
 
     def __post_init__(self) -> None:
-        if isinstance(self.player, bool) or not isinstance(self.player, int) or not 0 <= self.player <= 3:
-            raise BidRequestError(f"a bid's player must be a seat 0..3, not {self.player!r}")
-        cards = tuple(self.cards)
+        # The fields as given (the compiled build would check self.player and the others against their types first).
+        player, given, choose = (object.__getattribute__(self, name) for name in ("player", "cards", "choose"))
+        if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player <= 3:
+            raise BidRequestError(f"a bid's player must be a seat 0..3, not {player!r}")
+        cards = tuple(given)
         if not all(isinstance(c, Card) for c in cards):
-            raise BidRequestError(f"a bid's cards must be cards, not {self.cards!r}")
+            raise BidRequestError(f"a bid's cards must be cards, not {given!r}")
         object.__setattr__(self, "cards", cards)
-        if self.choose is not None:
-            object.__setattr__(self, "choose", parse_choice(self.choose))
+        if choose is not None:
+            object.__setattr__(self, "choose", parse_choice(choose))
 
     @classmethod
     def parse(cls, player: int, cards_text: str | Iterable[str], choose_text: str | None = None) -> Bid:
@@ -248,6 +254,8 @@ def _bid_words(bid: Bid, shape: BidShape) -> str:
     return f"a {shown} pair"
 
 
+# Not a native class in the compiled build (make fast): its constructor takes any values and checks them here.
+@mypyc_attr(native_class=False)
 @dataclass(slots=True)
 class Bidding:
     """The bids of one hand at one level (RULES §9.2–9.3), and the fries after the burial (§10.2).
@@ -265,8 +273,9 @@ class Bidding:
     _history: list[tuple[Bid, bool]] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.level, Rank) or not Rank.TWO <= self.level <= Rank.ACE:
-            raise BidRequestError(f"the level of a hand is 2..A, not {self.level!r}")
+        level = object.__getattribute__(self, "level")  # as given (compiled, self.level is checked as a Rank first)
+        if not isinstance(level, Rank) or not Rank.TWO <= level <= Rank.ACE:
+            raise BidRequestError(f"the level of a hand is 2..A, not {level!r}")
 
     # -- state ------------------------------------------------------------
     @property

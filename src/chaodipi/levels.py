@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
+from mypy_extensions import mypyc_attr
+
 from chaodipi.cards import CardError, Rank
 
 __all__ = ["FLAG", "Progress", "SettlementError", "Side", "format_level", "parse_level"]
@@ -71,6 +73,8 @@ def format_level(level: Rank | None) -> str:
     return FLAG if level is None else level.symbol
 
 
+# Not a native class in the compiled build (make fast): its constructor takes any values and checks them here.
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class Progress:
     """Where a side stands in the game: its circle (1..``rules.circles``) and its level (RULES §2, §11.3).
@@ -83,10 +87,12 @@ class Progress:
     level: Rank | None
 
     def __post_init__(self) -> None:
-        if isinstance(self.circle, bool) or not isinstance(self.circle, int) or self.circle < 1:
-            raise SettlementError(f"a circle must be a whole number from 1, not {self.circle!r}")
-        if self.level is not None and (not isinstance(self.level, Rank) or self.level > Rank.ACE):
-            raise SettlementError(f"a level must be a rank from 2 to A or None (flag), not {self.level!r}")
+        # The fields as given (the compiled build would check self.circle and self.level against their types first).
+        circle, level = (object.__getattribute__(self, name) for name in ("circle", "level"))
+        if isinstance(circle, bool) or not isinstance(circle, int) or circle < 1:
+            raise SettlementError(f"a circle must be a whole number from 1, not {circle!r}")
+        if level is not None and (not isinstance(level, Rank) or level > Rank.ACE):
+            raise SettlementError(f"a level must be a rank from 2 to A or None (flag), not {level!r}")
 
     @classmethod
     def parse(cls, level: object, circle: object = 1) -> Progress:

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeGuard
 
+from mypy_extensions import mypyc_attr
+
 from chaodipi.cards import Card, CardError, format_cards, parse_cards
 
 __all__ = [
@@ -75,6 +77,31 @@ def _seat(value: object, what: str) -> int:
     return value
 
 
+def _checked_action(kind: object, player: object, cards: object, choose: object, at: object) -> ActionKind:
+    """The kind of the action made of these fields; :class:`ActionError` if they do not make one."""
+    if type(kind) is not ActionKind:
+        try:
+            kind = ActionKind(kind)  # type: ignore[arg-type]  # any value: a wrong one is an ActionError
+        except ValueError:
+            kinds = ", ".join(ActionKind)
+            raise ActionError(f"unknown action {kind!r}; the actions are {kinds}") from None
+    if kind in PLAYER_ACTIONS:
+        _seat(player, f"the player of a {kind} action")
+    elif player is not None:
+        raise ActionError("the end of the countdown has no player")
+    if type(cards) is not tuple:
+        raise ActionError(f"an action's cards must be a tuple of cards, not {cards!r}")
+    if kind is ActionKind.LEAVE and (cards or choose is not None or at is not None):
+        raise ActionError("leaving (逃跑) shows no cards and names no trump: a leave has only its player")
+    if choose is not None and not isinstance(choose, str):
+        raise ActionError(f"an action's choice must be a text (s, h, c, d or nt), not {choose!r}")
+    if at is not None and (isinstance(at, bool) or not isinstance(at, int) or at < 0):
+        raise ActionError(f"an action's 'at' must be a number of cards dealt, not {at!r}")
+    return kind
+
+
+# Not a native class in the compiled build (make fast): its constructor takes any values and checks them here.
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class Action:
     """A player's action, as recorded: enough to replay it.
@@ -91,26 +118,11 @@ class Action:
     at: int | None = None
 
     def __post_init__(self) -> None:
-        kind = self.kind
-        if type(kind) is not ActionKind:
-            try:
-                kind = ActionKind(kind)
-            except ValueError:
-                kinds = ", ".join(ActionKind)
-                raise ActionError(f"unknown action {self.kind!r}; the actions are {kinds}") from None
+        # The fields as given (the compiled build would check self.kind and the others against their types first).
+        given = [object.__getattribute__(self, name) for name in ("kind", "player", "cards", "choose", "at")]
+        kind = _checked_action(*given)
+        if kind is not given[0]:
             object.__setattr__(self, "kind", kind)
-        if kind in PLAYER_ACTIONS:
-            _seat(self.player, f"the player of a {kind} action")
-        elif self.player is not None:
-            raise ActionError("the end of the countdown has no player")
-        if type(self.cards) is not tuple:
-            raise ActionError(f"an action's cards must be a tuple of cards, not {self.cards!r}")
-        if kind is ActionKind.LEAVE and (self.cards or self.choose is not None or self.at is not None):
-            raise ActionError("leaving (逃跑) shows no cards and names no trump: a leave has only its player")
-        if self.choose is not None and not isinstance(self.choose, str):
-            raise ActionError(f"an action's choice must be a text (s, h, c, d or nt), not {self.choose!r}")
-        if self.at is not None and (isinstance(self.at, bool) or not isinstance(self.at, int) or self.at < 0):
-            raise ActionError(f"an action's 'at' must be a number of cards dealt, not {self.at!r}")
 
     # -- constructors ---------------------------------------------------------------------
     @classmethod
@@ -186,7 +198,9 @@ class Action:
             parsed = tuple(parse_cards(cards))
         except CardError as exc:
             raise ActionError(str(exc)) from None
-        return cls(obj["a"], obj.get("p"), parsed, obj.get("choose"), obj.get("at"))
+        # Checked before the constructor, whose typed arguments the compiled build (make fast) checks first.
+        kind = _checked_action(obj["a"], obj.get("p"), parsed, obj.get("choose"), obj.get("at"))
+        return cls(kind, obj.get("p"), parsed, obj.get("choose"), obj.get("at"))
 
 
 class Visibility(StrEnum):

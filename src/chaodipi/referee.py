@@ -98,7 +98,7 @@ def _show(value: object) -> str:
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*+"', re.DOTALL)
 _BRACKET = re.compile(r"[\[\]{}]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def _nesting(text: str) -> int:

@@ -24,6 +24,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from mypy_extensions import mypyc_attr
+
 from chaodipi.cards import Card, CardError, Rank, Suit, format_cards, parse_cards
 from chaodipi.levels import FLAG, Progress, SettlementError, Side, format_level, parse_level
 from chaodipi.rules import JackRule, LevelTable, RuleSet, Shangtian
@@ -70,6 +72,8 @@ class SpecialEnding(StrEnum):
 # -- the last trick -------------------------------------------------------------
 
 
+# Not a native class in the compiled build (make fast): its constructor takes any values and checks them here.
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class LastTrick:
     """The last trick of a hand, as far as the special endings need it (RULES §8, §11.5).
@@ -83,10 +87,13 @@ class LastTrick:
     winning_play: tuple[Card, ...]
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "winner", Side.parse(self.winner))
-        object.__setattr__(self, "lead", tuple(self.lead))
-        object.__setattr__(self, "winning_play", tuple(self.winning_play))
-        for name, cards in (("lead", self.lead), ("winning play", self.winning_play)):
+        # The fields as given (the compiled build would check self.winner and the others against their types first).
+        winner, lead, winning_play = (object.__getattribute__(self, n) for n in ("winner", "lead", "winning_play"))
+        lead, winning_play = tuple(lead), tuple(winning_play)
+        object.__setattr__(self, "winner", Side.parse(winner))
+        object.__setattr__(self, "lead", lead)
+        object.__setattr__(self, "winning_play", winning_play)
+        for name, cards in (("lead", lead), ("winning play", winning_play)):
             if not cards:
                 raise SettlementError(f"the last trick's {name} has no cards")
             if not all(isinstance(c, Card) for c in cards):
@@ -354,13 +361,13 @@ def _pair_of(cards: Sequence[Card], rank: Rank, *, single_ok: bool) -> bool:
 
 def settle(
     rules: RuleSet,
-    points: int,
+    points: object,  # (object: checked below, also in the compiled build, which would refuse a non-int first)
     dealer: Progress,
     scoring: Progress,
     *,
-    flag_failures: int = 0,
+    flag_failures: object = 0,
     last_trick: LastTrick | None = None,
-    double_red5: Side | None = None,
+    double_red5: object = None,
     trump: TrumpOrder | None = None,
 ) -> Settlement:
     """Settle a hand (RULES §11): who holds the table next, both sides' levels, credits and game end.

@@ -153,9 +153,9 @@ def _lead(
                 not fmt.is_throw or check_throw(used, [others.by_suit.get(suit, []), [], []], trump_order).ok
             ):
                 pts = sum(c.points for c in used)
-                score: float = 50 + len(used) * 3 + pts - (40 if ruffable else 0)
+                score: float = 50.0 + len(used) * 3 + pts - (40 if ruffable else 0)
                 if suit == TRUMP:
-                    score = 20 + len(used) * 2 if (trumps_mine >= trumps_out or dealer_side) else -10
+                    score = 20.0 + len(used) * 2 if (trumps_mine >= trumps_out or dealer_side) else -10.0
                 offer(score, tuple(used))
     # draw trumps when strong (吊主)
     if trumps_mine > 0 and trumps_out > 0 and trumps_mine >= trumps_out + 2:
