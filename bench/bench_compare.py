@@ -57,6 +57,9 @@ RATES: dict[str, list[tuple[str, str]]] = {
     "views": [("views", "views/s"), ("hands", "hands/s")],
     "playouts": [("playouts", "playouts/s")],
 }
+#: make fast's venv: when it is there, this tree's compiled build is measured too (a third column)
+FAST_PYTHON = NOW_TREE / ".venv-fast" / "bin" / "python"
+COMPILED = "compiled"
 #: the decisions of the first hands played, compared between the trees ("the same hands?")
 FINGERPRINT = 30
 
@@ -162,7 +165,12 @@ def worker(what: str, src: str, seconds: float, cpu: int | None) -> None:
     import chaodipi
 
     where = Path(chaodipi.__file__).resolve()
-    if not where.is_relative_to(Path(src).resolve()):
+    if src == COMPILED:
+        import chaodipi.play
+
+        if chaodipi.play.__file__.endswith(".py"):
+            sys.exit(f"bench_compare: the compiled build's chaodipi.play is {chaodipi.play.__file__}")
+    elif not where.is_relative_to(Path(src).resolve()):
         sys.exit(f"bench_compare: chaodipi was imported from {where}, not from {src}")
     if what == "random":
         result = measure_random(seconds)
@@ -194,15 +202,20 @@ def git(*args: str, cwd: Path = NOW_TREE) -> str:
     return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
 
 
-def measure(what: str, tree: Path, seconds: float, cpu: int | None) -> dict[str, Any]:
-    src = tree / "src"
-    cmd = [sys.executable, str(HERE / "bench_compare.py"), "--worker", what, "--tree", str(src)]
+def measure(what: str, tree: Path | None, seconds: float, cpu: int | None) -> dict[str, Any]:
+    """One measurement of ``tree`` (None: the compiled build of this tree, make fast's venv)."""
+    src = COMPILED if tree is None else str(tree / "src")
+    python = str(FAST_PYTHON) if tree is None else sys.executable
+    cmd = [python, str(HERE / "bench_compare.py"), "--worker", what, "--tree", src]
     cmd += ["--seconds", str(seconds)]
     if cpu is not None:
         cmd += ["--cpu", str(cpu)]
-    # Only the tree under test on the path (the editable install's src/ comes after it); the same hash seed for both.
-    env = {**os.environ, "PYTHONPATH": str(src), "PYTHONHASHSEED": "0"}
-    done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tree)
+    # Only the tree under test on the path (the editable install's src/ comes after it); the same hash seed for all.
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    env.pop("PYTHONPATH", None)
+    if tree is not None:
+        env["PYTHONPATH"] = src
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tree or "/")
     if done.returncode != 0:
         raise RuntimeError(f"{what} on {tree} failed ({done.returncode}):\n{done.stderr.strip()}")
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -217,6 +230,12 @@ def cpu_model() -> str:
     except OSError:
         pass
     return platform.processor() or platform.machine()
+
+
+def compiled_build() -> bool:
+    """Whether ``make fast``'s venv is there, with the engine compiled."""
+    check = [str(FAST_PYTHON), "-c", "import chaodipi.play as m, sys; sys.exit(m.__file__.endswith('.py'))"]
+    return FAST_PYTHON.exists() and subprocess.run(check, capture_output=True, cwd="/").returncode == 0
 
 
 def describe_now() -> str:
@@ -259,7 +278,11 @@ def main() -> None:
     cpu = args.cpu
     if cpu is None and hasattr(os, "sched_getaffinity"):
         cpu = max(os.sched_getaffinity(0))
-    base_commit = git("rev-parse", "--verify", f"{args.base}^{{commit}}")
+    try:
+        base_commit = git("rev-parse", "--verify", f"{args.base}^{{commit}}")
+    except (OSError, subprocess.CalledProcessError):
+        print(f"bench_compare: skipped, {args.base} is not a commit of this repository (or git is missing)")
+        return
     facts: dict[str, Any] = {
         "cpu": cpu_model(),
         "cores": f"{os.cpu_count()} (pinned to cpu {cpu})",
@@ -273,16 +296,24 @@ def main() -> None:
     signal.signal(signal.SIGTERM, on_term)
     tmp = Path(tempfile.mkdtemp(prefix="chaodipi-base-"))
     base_tree = tmp / "base"
-    trees = {"base": base_tree, "now": NOW_TREE}
-    runs: dict[str, dict[str, list[dict[str, Any]]]] = {w: {"base": [], "now": []} for w in workloads}
+    trees: dict[str, Path | None] = {"base": base_tree, "now": NOW_TREE}
+    if compiled_build():
+        trees["compiled"] = None
+        facts["compiled"] = f"{FAST_PYTHON.parent.parent.name} (make fast): this tree, compiled with mypyc"
+    else:
+        print(f"no compiled build ({FAST_PYTHON.parent.parent.name}; make fast makes it): base and now only")
+    sides = list(trees)
+    runs: dict[str, dict[str, list[dict[str, Any]]]] = {w: {s: [] for s in sides} for w in workloads}
     try:
         git("worktree", "add", "--detach", str(base_tree), base_commit)
         for r in range(args.rounds):
-            order = ["base", "now"] if r % 2 == 0 else ["now", "base"]
+            order = sides if r % 2 == 0 else sides[::-1]
             for w in workloads:
                 if w == "memory" and r > 0:
                     continue
                 for side in order:
+                    if w == "memory" and side == "compiled":
+                        continue  # (tracemalloc sees the Python objects: the compiled classes' sizes differ little)
                     runs[w][side].append(measure(w, trees[side], args.seconds, cpu))
             print(f"round {r + 1}/{args.rounds} done", flush=True)
     except (KeyboardInterrupt, Interrupted) as exc:
@@ -292,8 +323,9 @@ def main() -> None:
         shutil.rmtree(tmp, ignore_errors=True)
         subprocess.run(["git", "worktree", "prune"], cwd=NOW_TREE, capture_output=True)
 
-    for side in ("base", "now"):
-        facts[f"{side} src"] = runs[workloads[0]][side][0]["chaodipi"]  # checked by the worker
+    for side in sides:
+        got = [runs[w][side][0]["chaodipi"] for w in workloads if runs[w][side]]
+        facts[f"{side} src"] = got[0] if got else "?"  # (checked by the worker)
     rows: list[dict[str, Any]] = []
     for w in workloads:
         if w == "memory":
@@ -303,40 +335,48 @@ def main() -> None:
                 rows.append({"workload": "memory", "unit": label, "base": b, "now": n, "ratio": ratio(n, b)})
             continue
         for count, unit in RATES[w]:
-            rates = {s: [x[count] / x["seconds"] for x in runs[w][s]] for s in ("base", "now")}
+            rates = {s: [x[count] / x["seconds"] for x in runs[w][s]] for s in sides}
             per_round = [ratio(n, b) for b, n in zip(rates["base"], rates["now"], strict=True)]
             b, n = statistics.median(rates["base"]), statistics.median(rates["now"])
-            rows.append(
-                {
-                    "workload": w,
-                    "unit": unit,
-                    "base": b,
-                    "now": n,
-                    "ratio": ratio(n, b),
-                    "round ratios": per_round,
-                    "spread": {s: (max(v) - min(v)) / statistics.median(v) for s, v in rates.items()},
-                }
-            )
+            row = {
+                "workload": w,
+                "unit": unit,
+                "base": b,
+                "now": n,
+                "ratio": ratio(n, b),
+                "round ratios": per_round,
+                "spread": {s: (max(v) - min(v)) / statistics.median(v) for s, v in rates.items()},
+            }
+            if "compiled" in rates:
+                row["compiled"] = statistics.median(rates["compiled"])
+                row["compiled ratio"] = ratio(row["compiled"], b)
+            rows.append(row)
 
     for k, v in facts.items():
         print(f"{k:9} {v}")
     print()
-    print(f"{'workload':11} {'unit':38} {'base':>12} {'now':>12} {'now ÷ base':>11}  per round (spread base/now)")
+    fast = "compiled" in sides
+    head = f"{'workload':11} {'unit':38} {'base':>12} {'now':>12} {'now ÷ base':>11}"
+    if fast:
+        head += f" {'compiled':>12} {'compiled ÷ base':>16}"
+    print(f"{head}  now ÷ base per round (spread base/now)")
     for row in rows:
         extra = ""
         if "round ratios" in row:
             rr = " ".join(f"{x:.2f}" for x in row["round ratios"])
             extra = f"  {rr} (±{row['spread']['base'] / 2:.0%}/±{row['spread']['now'] / 2:.0%})"
         figures = f"{row['base']:12,.0f} {row['now']:12,.0f} {row['ratio']:10.2f}x"
+        if fast:
+            figures += f" {row['compiled']:12,.0f} {row['compiled ratio']:15.2f}x" if "compiled" in row else " " * 29
         print(f"{row['workload']:11} {row['unit']:38} {figures}{extra}")
     same: list[str] = []
     for w in workloads:
-        firsts = [x["first"] for side in ("base", "now") for x in runs[w][side] if "first" in x]
+        firsts = [x["first"] for side in sides for x in runs[w][side] if "first" in x]
         if firsts:
             n = min(len(f) for f in firsts)
             same.append(f"{w} {'yes' if len({tuple(f[:n]) for f in firsts}) == 1 else 'NO'} ({n} hands)")
     if same:
-        print(f"\nsame play (decisions of the first hands, base and now, every round): {', '.join(same)}")
+        print(f"\nsame play (decisions of the first hands, {' and '.join(sides)}, every round): {', '.join(same)}")
     if args.json:
         out = {"machine": facts, "rows": rows, "runs": runs}
         Path(args.json).write_text(json.dumps(out, indent=2) + "\n")

@@ -7,7 +7,8 @@ choices: games per second and decisions (actions applied) per second.
   (:func:`chaodipi.simulate.play_hand` with :class:`~chaodipi.simulate.RandomPolicy`: deal,
   bids, burial, frying, 25 tricks, settlement; every action checked by the engine), games
   played from seed 1 on as in ``bench_hands.py``. A decision is an action applied to the
-  hand (``len(hand.actions)``); a "game" here is one hand.
+  hand (``len(hand.actions)``); a "game" here is one hand. When ``make fast`` has made the
+  compiled build (``.venv-fast``), the same hands are measured on it too, a row of their own.
 * RLCard (Bridge, UNO, Dou Dizhu, Gin Rummy), two ways each:
   ``core``: the bare game class (``init_game()``, then ``step()`` with a legal action picked
   by a seeded ``random.Random`` until ``is_over()``); a decision is one ``step``.
@@ -39,6 +40,9 @@ HERE = Path(__file__).resolve().parent
 PEERS_VENV = HERE / ".peers-venv"
 PEER_PYTHON = PEERS_VENV / "bin" / "python"
 PEER_GAMES = ["bridge", "uno", "doudizhu", "gin-rummy"]
+#: chaodipi's own subjects: the pure-Python install, and the compiled build when ``make fast`` made it
+OURS = ["chaodipi", "chaodipi-compiled"]
+FAST_PYTHON = HERE.parent / ".venv-fast" / "bin" / "python"
 LOOPS = ["core", "env"]
 
 
@@ -115,7 +119,12 @@ def measure_rlcard_env(name: str, seconds: float, seed: int) -> dict[str, float]
 
 def worker(what: str, seconds: float, cpu: int | None, seed: int) -> None:
     pin(cpu)
-    if what == "chaodipi":
+    if what in OURS:
+        import chaodipi.play
+
+        compiled = not chaodipi.play.__file__.endswith(".py")
+        if compiled != (what == "chaodipi-compiled"):
+            raise SystemExit(f"{what}: imported {chaodipi.play.__file__}")
         result = measure_chaodipi(seconds)
         result["version"] = platform.python_version()
     else:
@@ -155,13 +164,19 @@ def peer_env() -> str | None:
 
 
 def measure(what: str, seconds: float, cpu: int | None, seed: int) -> dict[str, Any]:
-    python = sys.executable if what == "chaodipi" else str(PEER_PYTHON)
+    python = {"chaodipi": sys.executable, "chaodipi-compiled": str(FAST_PYTHON)}.get(what, str(PEER_PYTHON))
     cmd = [python, __file__, "--worker", what, "--seconds", str(seconds), "--seed", str(seed)]
     if cpu is not None:
         cmd += ["--cpu", str(cpu)]
     done = subprocess.run(cmd, capture_output=True, text=True, check=True)
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
+
+
+def compiled_build() -> bool:
+    """Whether ``make fast``'s venv is there, with the engine compiled."""
+    check = [str(FAST_PYTHON), "-c", "import chaodipi.play as m, sys; sys.exit(m.__file__.endswith('.py'))"]
+    return FAST_PYTHON.exists() and subprocess.run(check, capture_output=True, cwd="/").returncode == 0
 
 
 def cpu_model() -> str:
@@ -194,7 +209,12 @@ def main() -> None:
     cpu = args.cpu
     if cpu is None and hasattr(os, "sched_getaffinity"):
         cpu = max(os.sched_getaffinity(0))
-    subjects = ["chaodipi"] + [f"{loop}:{game}" for game in PEER_GAMES for loop in LOOPS]
+    ours = ["chaodipi"]
+    if compiled_build():
+        ours.append("chaodipi-compiled")
+    else:
+        print(f"no compiled build ({FAST_PYTHON.parent.parent.name}: make fast makes it): the pure one only")
+    subjects = ours + [f"{loop}:{game}" for game in PEER_GAMES for loop in LOOPS]
     runs: dict[str, list[dict[str, Any]]] = {s: [] for s in subjects}
     for r in range(args.rounds):
         for s in subjects:
@@ -208,27 +228,33 @@ def main() -> None:
             "decisions/s": statistics.median(x["decisions"] / x["seconds"] for x in results),
             "decisions/game": sum(x["decisions"] for x in results) / max(1, sum(x["games"] for x in results)),
         }
-    ours = rows["chaodipi"]["decisions/s"]
     for row in rows.values():
-        row["chaodipi ratio"] = ours / row["decisions/s"] if row["decisions/s"] else float("nan")
+        for s in ours:
+            mine = rows[s]["decisions/s"]
+            row[f"{s} ratio"] = mine / row["decisions/s"] if row["decisions/s"] else float("nan")
 
     facts = {
         "cpu": cpu_model(),
         "pinned to cpu": cpu,
         "python": runs["chaodipi"][0]["version"],
-        "rlcard": runs[subjects[1]][0]["version"],
+        "rlcard": runs[subjects[len(ours)]][0]["version"],
         "rounds": args.rounds,
         "seconds": args.seconds,
     }
     for k, v in facts.items():
         print(f"{k:14} {v}")
     print()
-    print(f"{'engine / loop':22} {'games/s':>10} {'decisions/s':>12} {'decisions/game':>15} {'chaodipi ÷':>11}")
+    heads = {"chaodipi": "pure ÷", "chaodipi-compiled": "compiled ÷"}
+    print(
+        f"{'engine / loop':28} {'games/s':>10} {'decisions/s':>12} {'decisions/game':>15}"
+        + "".join(f" {heads[s]:>11}" for s in ours)
+    )
+    labels = {"chaodipi": "chaodipi (standard)", "chaodipi-compiled": "chaodipi compiled (make fast)"}
     for s, row in rows.items():
-        label = "chaodipi (standard)" if s == "chaodipi" else f"rlcard {s.split(':')[1]} {s.split(':')[0]}"
+        label = labels.get(s) or f"rlcard {s.split(':')[1]} {s.split(':')[0]}"
         print(
-            f"{label:22} {row['games/s']:10.1f} {row['decisions/s']:12.0f} {row['decisions/game']:15.1f}"
-            f" {row['chaodipi ratio']:10.2f}x"
+            f"{label:28} {row['games/s']:10.1f} {row['decisions/s']:12.0f} {row['decisions/game']:15.1f}"
+            + "".join(f" {row[f'{o} ratio']:10.2f}x" for o in ours)
         )
     if args.json:
         Path(args.json).write_text(json.dumps({"machine": facts, "median": rows, "runs": runs}, indent=2) + "\n")

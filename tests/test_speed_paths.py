@@ -193,3 +193,57 @@ def test_the_decomposition_cache_has_one_bound_for_all_trump_orders(monkeypatch:
             got = str(exc)
         assert first.setdefault((k, tuple(c.index for c in held)), got) == got
         assert sum(len(o.format_cache) for o in orders) <= 40
+
+
+ENGINE_MODULES = [
+    "cards",
+    "rules",
+    "trump",
+    "units",
+    "play",
+    "trick",
+    "leads",
+    "bidding",
+    "settlement",
+    "levels",
+    "log",
+    "view",
+    "hand",
+    "game",
+    "record",
+    "referee",
+    "driver",
+    "simulate",
+]
+
+
+def test_the_engine_needs_nothing_outside_the_standard_library() -> None:
+    """With every package outside the standard library made unimportable (mypy_extensions, the compiled
+    build's marks, included), the engine imports and plays a whole game; it imports none of them.
+    (The compiled build's own runtime module, ``<hash>__mypyc``, is part of chaodipi.)"""
+    import subprocess
+    import sys
+
+    code = f"""
+import importlib.abc, sys
+before = set(sys.modules)  # (what the interpreter loaded at start, before any engine module)
+class Refuse(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        top = name.split(".")[0]
+        if top not in sys.stdlib_module_names and top != "chaodipi" and not top.endswith("__mypyc"):
+            raise ImportError("not in the standard library: " + name)
+        return None
+sys.meta_path.insert(0, Refuse())
+for m in {ENGINE_MODULES!r}:
+    importlib.import_module("chaodipi." + m)
+from chaodipi.rules import RuleSet
+from chaodipi.simulate import simulate_game
+game = simulate_game(RuleSet.preset("standard"), 3)
+assert game.over, "the game did not end"
+outside = sorted({{n.split(".")[0] for n in set(sys.modules) - before if not n.endswith("__mypyc")}}
+                 - set(sys.stdlib_module_names) - {{"chaodipi"}})
+assert not outside, outside
+print("ok")
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]

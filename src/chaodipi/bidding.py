@@ -35,7 +35,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal, NamedTuple, TypeAlias
 
-from mypy_extensions import mypyc_attr
+try:  # the marks of the optional compiled build (make fast); the pure-Python install does without them
+    from mypy_extensions import mypyc_attr
+except ImportError:  # pragma: no cover - mypy (a dev dependency) brings mypy_extensions
+    from chaodipi._build import mypyc_attr
 
 from chaodipi.cards import SUITS, Card, CardError, Rank, Suit, check_copies, format_cards, parse_cards
 from chaodipi.rules import NoBidTrump, RuleSet

@@ -1070,7 +1070,7 @@ class Hand:
         assert self.dealer is not None
         cards = tuple(cards)
         rule = self.follow_rule(player) if self.current and self.rules.red5_bonus and FIVE_HEARTS in cards else None
-        self._record(action if action is not None else Action.play(player, cards))
+        self._record(action if action is not None else Action.made(ActionKind.PLAY, player, cards))
         if not self.current:
             others = [self.hands[(player + k) % 4] for k in (1, 2, 3)]
             res = check_throw(cards, others, self.trump_order)

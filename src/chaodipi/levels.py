@@ -12,7 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from mypy_extensions import mypyc_attr
+try:  # the marks of the optional compiled build (make fast); the pure-Python install does without them
+    from mypy_extensions import mypyc_attr
+except ImportError:  # pragma: no cover - mypy (a dev dependency) brings mypy_extensions
+    from chaodipi._build import mypyc_attr
 
 from chaodipi.cards import CardError, Rank
 

@@ -24,7 +24,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeGuard
 
-from mypy_extensions import mypyc_attr
+try:  # the marks of the optional compiled build (make fast); the pure-Python install does without them
+    from mypy_extensions import mypyc_attr
+except ImportError:  # pragma: no cover - mypy (a dev dependency) brings mypy_extensions
+    from chaodipi._build import mypyc_attr
 
 from chaodipi.cards import Card, CardError, format_cards, parse_cards
 
@@ -125,6 +128,18 @@ class Action:
             object.__setattr__(self, "kind", kind)
 
     # -- constructors ---------------------------------------------------------------------
+    @classmethod
+    def made(cls, kind: ActionKind, player: int | None, cards: tuple[Card, ...] = ()) -> Action:
+        """An action the engine makes itself from parts it has checked: not checked again.
+
+        (The hand records its plays this way on the hot path of playouts; every other action,
+        a player's or a record's, is built by the checking constructor.)
+        """
+        action = object.__new__(cls)
+        for name, value in (("kind", kind), ("player", player), ("cards", cards), ("choose", None), ("at", None)):
+            object.__setattr__(action, name, value)
+        return action
+
     @classmethod
     def bid(cls, player: int, cards: Sequence[Card], choose: str | None = None, *, at: int | None = None) -> Action:
         """A bid of ``cards`` (``choose``: the trump named with 5h 5h)."""

@@ -24,7 +24,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from mypy_extensions import mypyc_attr
+try:  # the marks of the optional compiled build (make fast); the pure-Python install does without them
+    from mypy_extensions import mypyc_attr
+except ImportError:  # pragma: no cover - mypy (a dev dependency) brings mypy_extensions
+    from chaodipi._build import mypyc_attr
 
 from chaodipi.cards import Card, CardError, Rank, Suit, format_cards, parse_cards
 from chaodipi.levels import FLAG, Progress, SettlementError, Side, format_level, parse_level

@@ -96,10 +96,6 @@ def _feasible(counts: dict[Card, int], needs: list[tuple[UnitKind, int]], trump_
     return False
 
 
-#: The order in which a trump-in's units are matched to the lead's: the most demanding first.
-_NEED_ORDER = {UnitKind.FTK_PAIR: 0, UnitKind.FTK: 1, UnitKind.TRACTOR: 2, UnitKind.PAIR: 3}
-
-
 def trump_in_key(play: Sequence[Card], lead: Format, trump_order: TrumpOrder) -> int | None:
     """The key of a trump-in (RULES §7), or None if the trumps do not match the lead's format.
 
@@ -110,7 +106,7 @@ def trump_in_key(play: Sequence[Card], lead: Format, trump_order: TrumpOrder) ->
         return None
     if len(play) == 1:
         return trump_order.order[play[0].index]
-    needs = sorted(((u.kind, u.pairs) for u in lead.units), key=lambda kl: (_NEED_ORDER.get(kl[0], 4), -kl[1]))
+    needs = list(lead.demands)
     counts = count_cards(play)
     pkind, plen = lead.primary
     if pkind == UnitKind.SINGLE:
@@ -171,7 +167,12 @@ class TrickState:
         suit = fmt.suit
         if all(effective[c.index] == suit for c in play):
             if self.single_unit and self.trump_key < 0:
-                beats, strength = _in_suit_beats(play, fmt.units[0], self.best, self.trump_order)
+                unit = fmt.units[0]
+                if len(play) == 1 and unit.kind is UnitKind.SINGLE:  # (a single against a single: its order)
+                    strength = self.trump_order.order[play[0].index]
+                    beats = strength > self.best
+                else:
+                    beats, strength = _in_suit_beats(play, unit, self.best, self.trump_order)
                 if beats:
                     return PlayRole.BEAT, strength
             return PlayRole.FOLLOW, 0

@@ -65,13 +65,12 @@ class Unit:
     cards: tuple[Card, ...]
     suit: str
     strength: int
+    #: pairs in the unit: 1 for a pair, a tractor's length, 3 for an FTK pair, 0 for a single or an FTK
+    pairs: int = field(init=False, compare=False, repr=False)
 
-    @property
-    def pairs(self) -> int:
-        """Pairs in the unit: 1 for a pair, a tractor's length, 3 for an FTK pair, 0 for a single or an FTK."""
-        if self.kind == UnitKind.SINGLE or self.kind == UnitKind.FTK:
-            return 0
-        return len(self.cards) // 2
+    def __post_init__(self) -> None:
+        single = self.kind == UnitKind.SINGLE or self.kind == UnitKind.FTK
+        object.__setattr__(self, "pairs", 0 if single else len(self.cards) // 2)
 
     @property
     def size(self) -> int:
@@ -98,6 +97,11 @@ class Format:
     pair_count: int = field(init=False, compare=False, repr=False)
     #: lengths (in pairs) of the lead's tractors, longest first
     tractor_lengths: tuple[int, ...] = field(init=False, compare=False, repr=False)
+    #: the primary kind and its pairs (RULES §7): FTK pair, else FTK, else the longest tractor, else pair, else single
+    primary: tuple[UnitKind, int] = field(init=False, compare=False, repr=False)
+    #: each unit's (kind, pairs), the most demanding first: FTK pairs, FTKs, tractors (longest first), pairs,
+    #: singles (the order a trump-in is matched to the lead, :func:`chaodipi.trick.trump_in_key`)
+    demands: tuple[tuple[UnitKind, int], ...] = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         units = self.units
@@ -105,6 +109,10 @@ class Format:
         object.__setattr__(self, "pair_count", sum(u.pairs for u in units))
         lengths = sorted((u.pairs for u in units if u.kind == UnitKind.TRACTOR), reverse=True)
         object.__setattr__(self, "tractor_lengths", tuple(lengths))
+        best = max(units, key=lambda u: (_KIND_RANK[u.kind], u.pairs))
+        object.__setattr__(self, "primary", (best.kind, best.pairs))
+        demands = sorted(((u.kind, u.pairs) for u in units), key=lambda kp: (-_KIND_RANK[kp[0]], -kp[1]))
+        object.__setattr__(self, "demands", tuple(demands))
 
     @property
     def kind(self) -> str:
@@ -135,12 +143,6 @@ class Format:
     def has_ftk(self) -> bool:
         """Whether the lead contains an FTK or an FTK pair."""
         return any(u.kind in (UnitKind.FTK, UnitKind.FTK_PAIR) for u in self.units)
-
-    @property
-    def primary(self) -> tuple[UnitKind, int]:
-        """The primary kind (RULES §7): FTK pair, else FTK, else the longest tractor, else pair, else single."""
-        best = max(self.units, key=lambda u: (_KIND_RANK[u.kind], u.pairs))
-        return best.kind, best.pairs
 
     @property
     def largest_unit_cards(self) -> int:

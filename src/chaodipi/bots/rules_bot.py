@@ -39,7 +39,8 @@ __all__ = ["RulesBot", "choose_bury", "choose_play", "play_out"]
 
 Play = tuple[Card, ...]
 
-_INDEX = attrgetter("index")  # a card's dense number: sorting by it makes a multiset's key
+_INDEX = attrgetter("index")
+_FTKS = (UnitKind.FTK, UnitKind.FTK_PAIR)  # a card's dense number: sorting by it makes a multiset's key
 
 
 def _cost(c: Card, trump_order: TrumpOrder) -> float:
@@ -134,16 +135,20 @@ def _lead(
             offers[key] = score
 
     tops_by_suit: dict[str, list[Unit]] = {}
+    checked = TrustedChecks.on
     for u in units:
-        if u.kind in (UnitKind.FTK, UnitKind.FTK_PAIR) or _unit_is_top(u, others, trump_order):
+        if u.kind in _FTKS or (_unit_is_top(u, others, trump_order) if checked else not others.beats(u, trump_order)):
             tops_by_suit.setdefault(u.suit, []).append(u)
     for suit, tops in tops_by_suit.items():
         ruffable = suit != TRUMP and suit in opp_voids and trumps_out > 0
         # a throw of every top unit of the suit: it stands whatever the others hold
         used: list[Card] = []
+        taken: dict[Card, int] = {}
         for u in sorted(tops, key=lambda u: -len(u.cards)):
-            if all(used.count(c) + u.cards.count(c) <= held[c] for c in u.cards):
+            if all(taken.get(c, 0) + u.cards.count(c) <= held[c] for c in u.cards):
                 used.extend(u.cards)
+                for c in u.cards:
+                    taken[c] = taken.get(c, 0) + 1
         if used:
             try:
                 fmt = decompose(used, trump_order, lead=True)
@@ -267,7 +272,8 @@ def play_out(hand: Hand, trump_order: TrumpOrder) -> None:
         seat = hand.to_act()
         assert seat is not None
         hands = hand.hands
-        others = [c for s in range(4) if s != seat for c in hands[s]]
+        # (the cards the others hold: read by leads only, a follow does not look at them)
+        others = [c for s in range(4) if s != seat for c in hands[s]] if not hand.current else []
         rule = hand.follow_rule(seat) if hand.current and hand.trump_order is trump_order else None
         play = choose_play(
             hands[seat], seat, trump_order, rules, dealer, hand.current, others, rule=rule, state=hand.trick
