@@ -7,12 +7,14 @@ for playouts makes exactly the hands the checked path makes.
 
 from __future__ import annotations
 
+import pkgutil
 import random
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import chaodipi
 from chaodipi.bots.rules_bot import choose_play, play_out, ranked_plays
 from chaodipi.cards import Rank, Suit, shuffled_deck
 from chaodipi.driver import run_hand
@@ -195,26 +197,12 @@ def test_the_decomposition_cache_has_one_bound_for_all_trump_orders(monkeypatch:
         assert sum(len(o.format_cache) for o in orders) <= 40
 
 
-ENGINE_MODULES = [
-    "cards",
-    "rules",
-    "trump",
-    "units",
-    "play",
-    "trick",
-    "leads",
-    "bidding",
-    "settlement",
-    "levels",
-    "log",
-    "view",
-    "hand",
-    "game",
-    "record",
-    "referee",
-    "driver",
-    "simulate",
-]
+#: The rules engine: every module of the package but the clients (bots, server, web client, front ends).
+ENGINE_MODULES = sorted(
+    m.name
+    for m in pkgutil.iter_modules(chaodipi.__path__)
+    if m.name not in {"bots", "server", "web", "cli", "tui", "arena", "__main__"} and not m.name.startswith("_")
+)
 
 
 def test_the_engine_needs_nothing_outside_the_standard_library() -> None:
