@@ -20,10 +20,6 @@ from setuptools import setup
 #   (typing.get_type_hints); a mypyc-compiled dataclass keeps only rough annotations (``int | None``
 #   becomes ``type``, ``tuple[Rank, ...]`` becomes ``tuple``), so the import fails. The rule set is read
 #   once per hand, not in the hot loops, so it stays pure Python.
-# - hand.py, game.py: the engine's front door for Python callers. Their methods check every argument
-#   (a seat that is True, None or "2", cards that are not cards) and refuse a bad one with a typed error;
-#   compiled, mypyc checks the annotated types first and raises TypeError (or takes True as seat 1).
-#   Compiling them needs their public parameters typed ``object``. What they call is compiled.
 ENGINE = [
     "cards",
     "trump",
@@ -36,6 +32,8 @@ ENGINE = [
     "levels",
     "log",
     "view",
+    "hand",
+    "game",
     "record",
     "driver",
     "simulate",

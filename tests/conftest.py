@@ -41,7 +41,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     import importlib.machinery
 
     pure = []
-    for name in ("cards", "trump", "units", "play", "trick", "log", "referee", "bots.search_bot"):
+    for name in ("cards", "trump", "units", "play", "trick", "log", "referee", "bots.search_bot", "hand", "game"):
         module = importlib.import_module(f"chaodipi.{name}")
         if not str(module.__file__).endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
             pure.append(f"chaodipi.{name} from {module.__file__}")

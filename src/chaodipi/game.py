@@ -76,7 +76,7 @@ class Game:
         """The hand being played (or the last one), None before the first."""
         return self.hands[-1] if self.hands else None
 
-    def new_hand(self, *, deck: Sequence[Card] | None = None, first_seat: int | None = None) -> Hand:
+    def new_hand(self, *, deck: Sequence[Card] | None = None, first_seat: object = None) -> Hand:
         """Shuffle and start the next hand (the previous one must be over).
 
         Without arguments the game's generator shuffles the 108 cards and, while no dealer is
@@ -102,14 +102,19 @@ class Game:
         if len(self.hands) >= MAX_HANDS:
             raise GameError(f"the game has reached {MAX_HANDS} hands")
         d = self.next_dealer
+        seat: int | None = None  # (``first_seat`` is any value a caller gives; a seat once checked)
         if first_seat is not None:
             if not is_seat(first_seat):
                 raise GameError(f"the first seat is a seat 0..3, not {first_seat!r}")
             if d is not None and first_seat != d:
                 raise GameError(f"the dealer, seat {d}, receives the first card, not seat {first_seat}")
+            seat = first_seat
         if deck is not None:
-            deck = tuple(deck)
-            if not all(isinstance(c, Card) for c in deck) or sorted(c.index for c in deck) != TWO_DECKS:
+            given: tuple[object, ...] = tuple(deck)  # (read as objects: the compiled build would check each as a Card)
+            if not all(isinstance(c, Card) for c in given):
+                raise GameError("deck: a hand is dealt the 108 cards of two decks, each card twice")
+            deck = tuple(c for c in given if isinstance(c, Card))
+            if sorted(c.index for c in deck) != TWO_DECKS:
                 raise GameError("deck: a hand is dealt the 108 cards of two decks, each card twice")
         shuffled = shuffled_deck(self.rng)
         if d is None:
@@ -117,7 +122,7 @@ class Game:
             hand = Hand(
                 self.rules,
                 shuffled if deck is None else deck,
-                first_seat=drawn if first_seat is None else first_seat,
+                first_seat=drawn if seat is None else seat,
                 dealer=None,
                 dealer_progress=self.progress[0],
                 scoring_progress=self.progress[1],

@@ -115,10 +115,10 @@ __all__ = [
 ]
 
 
-class TrustedPlayError(AssertionError):
+class TrustedPlayError(Exception):
     """A play made through the trusted path (:meth:`Hand.play_trusted`) that the rules do not allow.
 
-    Raised only while trusted plays are checked (:data:`TRUSTED_CHECKS`): it means a bot
+    Raised only while trusted plays are checked (:class:`TrustedChecks`): it means a bot
     generated an illegal play and called it legal, a bug in the bot, never a player's mistake.
     """
 
@@ -153,6 +153,11 @@ def _passes(check: Callable[..., None], *args: object) -> bool:
     except IllegalActionError:
         return False
     return True
+
+
+def _not_a_seat(value: object) -> IllegalActionError:
+    """The error for a player (or seat) that is not one of 0..3 (a bool is not a seat)."""
+    return IllegalActionError(f"a player is a seat 0..3, not {value!r}")
 
 
 def seat_side(seat: int, dealer: int) -> Side:
@@ -477,8 +482,10 @@ class Hand:
         return hand
 
     # -- helpers -----------------------------------------------------------------------
-    def side_of(self, seat: int) -> Side:
+    def side_of(self, seat: object) -> Side:
         """The side of ``seat`` in this hand (the dealer must be known)."""
+        if not is_seat(seat):
+            raise _not_a_seat(seat)
         assert self.dealer is not None
         return seat_side(seat, self.dealer)
 
@@ -596,8 +603,10 @@ class Hand:
         except BidError as exc:
             raise IllegalActionError(str(exc)) from None
 
-    def verify_bid(self, player: int, cards: Sequence[Card], choose: str | None = None) -> None:
+    def verify_bid(self, player: object, cards: Sequence[Card], choose: str | None = None) -> None:
         """Raise unless ``player`` may show ``cards`` as a bid now."""
+        if not is_seat(player):
+            raise _not_a_seat(player)
         self._verify_bid(player, cards, choose, None)
 
     def _verify_bid(self, player: int, cards: Sequence[Card], choose: str | None, held: Sequence[Card] | None) -> None:
@@ -661,12 +670,14 @@ class Hand:
                     f"{format_cards(bid.cards)} does not outrank player {player}'s own earlier bid"
                 )
 
-    def can_bid(self, player: int, cards: Sequence[Card], choose: str | None = None) -> bool:
+    def can_bid(self, player: object, cards: Sequence[Card], choose: str | None = None) -> bool:
         """Whether ``player`` may show ``cards`` as a bid now (:meth:`verify_bid` says why not)."""
         return _passes(self.verify_bid, player, cards, choose)
 
-    def bid(self, player: int, cards: Sequence[Card], choose: str | None = None) -> Event:
+    def bid(self, player: object, cards: Sequence[Card], choose: str | None = None) -> Event:
         """Declare (亮主) or override (反主) with cards from the hand (RULES §9.2–9.3)."""
+        if not is_seat(player):
+            raise _not_a_seat(player)
         self.verify_bid(player, cards, choose)
         return self._bid(player, cards, choose)
 
@@ -684,12 +695,14 @@ class Hand:
         self._record(ev)
         return ev
 
-    def possible_bids(self, player: int) -> list[BidOption]:
+    def possible_bids(self, player: object) -> list[BidOption]:
         """The bids ``player`` could make now (each 5h 5h once per choice).
 
         Worked out again only when they may have changed: a bid was made, the deal ended, or the
         player was dealt a card a bid is made of (a level card, a joker, 5h).
         """
+        if not is_seat(player):
+            raise _not_a_seat(player)
         if self.phase not in (Phase.DEAL, Phase.COUNTDOWN) or self.bidding is None:
             return []
         held = self.hands[player]
@@ -786,9 +799,10 @@ class Hand:
         self.phase = Phase.BURY
         self._record(Event(EventKind.KITTY_TAKEN, seat, taken))
 
-    def verify_bury(self, player: int, cards: Sequence[Card]) -> None:
+    def verify_bury(self, player: object, cards: Sequence[Card]) -> None:
         """Raise unless ``player`` holds the kitty now and ``cards`` are 8 of their cards (RULES §10.1)."""
-        self._check_seat(player)
+        if not is_seat(player):
+            raise _not_a_seat(player)
         if self.phase != Phase.BURY:
             raise IllegalActionError(f"nothing to bury in phase {self.phase.value}")
         if player != self.kitty_holder:
@@ -798,12 +812,14 @@ class Hand:
         if self._holds(self.hands[player], cards) is None:
             raise IllegalActionError(f"player {player} does not hold {format_cards(cards)}")
 
-    def can_bury(self, player: int, cards: Sequence[Card]) -> bool:
+    def can_bury(self, player: object, cards: Sequence[Card]) -> bool:
         """Whether ``player`` may bury ``cards`` now (:meth:`verify_bury` says why not)."""
         return _passes(self.verify_bury, player, cards)
 
-    def bury(self, player: int, cards: Sequence[Card]) -> Event:
+    def bury(self, player: object, cards: Sequence[Card]) -> Event:
         """Bury 8 cards as the kitty (扣底)."""
+        if not is_seat(player):
+            raise _not_a_seat(player)
         self.verify_bury(player, cards)
         return self._bury(player, cards)
 
@@ -866,9 +882,10 @@ class Hand:
                 return
         self.fry_next = None
 
-    def verify_fry(self, player: int, cards: Sequence[Card], choose: str | None = None) -> None:
+    def verify_fry(self, player: object, cards: Sequence[Card], choose: str | None = None) -> None:
         """Raise unless ``player`` is asked to fry and may fry with ``cards`` (RULES §10.2, §10.5)."""
-        self._check_seat(player)
+        if not is_seat(player):
+            raise _not_a_seat(player)
         if self.phase != Phase.FRY:
             raise IllegalActionError(f"no frying in phase {self.phase.value}")
         if player != self.fry_next:
@@ -890,18 +907,22 @@ class Hand:
         if reason is not None:
             raise IllegalActionError(reason)
 
-    def can_fry(self, player: int, cards: Sequence[Card], choose: str | None = None) -> bool:
+    def can_fry(self, player: object, cards: Sequence[Card], choose: str | None = None) -> bool:
         """Whether ``player`` may fry with ``cards`` now (:meth:`verify_fry` says why not)."""
         return _passes(self.verify_fry, player, cards, choose)
 
-    def possible_fries(self, player: int) -> list[BidOption]:
+    def possible_fries(self, player: object) -> list[BidOption]:
         """The fries ``player`` could make now (each 5h 5h once per choice)."""
+        if not is_seat(player):
+            raise _not_a_seat(player)
         if self.phase != Phase.FRY or player != self.fry_next:
             return []
         return [BidOption(*b) for b in self._candidate_bids(player) if len(b[0]) == 2 and self.can_fry(player, *b)]
 
-    def fry(self, player: int, cards: Sequence[Card], choose: str | None = None) -> Event:
+    def fry(self, player: object, cards: Sequence[Card], choose: str | None = None) -> Event:
         """Fry 炒底: override the standing bid, take the kitty and bury again (RULES §10.2)."""
+        if not is_seat(player):
+            raise _not_a_seat(player)
         self.verify_fry(player, cards, choose)
         return self._fry(player, cards, choose)
 
@@ -921,20 +942,23 @@ class Hand:
         self._give_kitty(player)
         return ev
 
-    def verify_pass_fry(self, player: int) -> None:
+    def verify_pass_fry(self, player: object) -> None:
         """Raise unless ``player`` is the one asked to fry now."""
-        self._check_seat(player)
+        if not is_seat(player):
+            raise _not_a_seat(player)
         if self.phase != Phase.FRY:
             raise IllegalActionError(f"no frying in phase {self.phase.value}")
         if player != self.fry_next:
             raise IllegalActionError(f"player {self.fry_next} is asked to fry now, not player {player}")
 
-    def can_pass_fry(self, player: int) -> bool:
+    def can_pass_fry(self, player: object) -> bool:
         """Whether ``player`` may decline to fry now (:meth:`verify_pass_fry` says why not)."""
         return _passes(self.verify_pass_fry, player)
 
-    def pass_fry(self, player: int) -> Event:
+    def pass_fry(self, player: object) -> Event:
         """Decline to fry."""
+        if not is_seat(player):
+            raise _not_a_seat(player)
         self.verify_pass_fry(player)
         return self._pass_fry(player)
 
@@ -992,12 +1016,14 @@ class Hand:
         self.lead_format = None
         self.trick = None
 
-    def follow_rule(self, player: int) -> FollowRule | None:
+    def follow_rule(self, player: object) -> FollowRule | None:
         """The follow rule for ``player`` now (None when they lead).
 
         One rule per decision: the policy that chooses the follow, the check of the follow and the
         play itself share it (a rule only reads the hand it was made from).
         """
+        if not is_seat(player):
+            raise _not_a_seat(player)
         if not self.current:
             return None
         held = self.hands[player]
@@ -1009,9 +1035,10 @@ class Hand:
         self._rule = (len(self.log), player, held, rule)
         return rule
 
-    def verify_play(self, player: int, cards: Sequence[Card]) -> None:
+    def verify_play(self, player: object, cards: Sequence[Card]) -> None:
         """Raise unless ``player`` may play ``cards`` now. A throw that will fail is allowed (RULES §5.2)."""
-        self._check_seat(player)
+        if not is_seat(player):
+            raise _not_a_seat(player)
         if self.phase != Phase.PLAY:
             raise IllegalActionError(f"no card play in phase {self.phase.value}")
         turn = self.to_act()
@@ -1040,16 +1067,18 @@ class Hand:
         except PlayError as exc:
             raise IllegalActionError(f"not a lead: {exc}") from None
 
-    def can_play(self, player: int, cards: Sequence[Card]) -> bool:
+    def can_play(self, player: object, cards: Sequence[Card]) -> bool:
         """Whether ``player`` may play ``cards`` now (:meth:`verify_play` says why not)."""
         return _passes(self.verify_play, player, cards)
 
-    def play(self, player: int, cards: Sequence[Card]) -> Event:
+    def play(self, player: object, cards: Sequence[Card]) -> Event:
         """Lead, throw or follow. A failed throw is shown, its penalty counted and the forced play made."""
+        if not is_seat(player):
+            raise _not_a_seat(player)
         self.verify_play(player, cards)
         return self._play(player, cards)
 
-    def play_trusted(self, player: int, cards: Sequence[Card]) -> Event:
+    def play_trusted(self, player: object, cards: Sequence[Card]) -> Event:
         """:meth:`play` without the check, for plays the engine itself generated as legal.
 
         The bots' playouts (:func:`chaodipi.bots.rules_bot.play_out`) advance :meth:`in_play`
@@ -1057,6 +1086,8 @@ class Hand:
         suit parts, :func:`~chaodipi.leads.unit_leads`). With :class:`TrustedChecks` on, as in the
         tests, each play is checked anyway and an illegal one raises :class:`TrustedPlayError`.
         """
+        if not is_seat(player):
+            raise _not_a_seat(player)
         if TrustedChecks.on:
             try:
                 self.verify_play(player, cards)
@@ -1203,12 +1234,14 @@ class Hand:
         )
 
     # -- flag hand: showing 5h 5h (RULES §11.5) ----------------------------------------------
-    def verify_show_red5(self, player: int) -> None:
+    def verify_show_red5(self, player: object) -> None:
         """Raise unless ``player`` may show 5h 5h against the flag hand now (RULES §11.5).
 
         Each scoring-side player holding both is offered it from the end of the deal until the
         first card is played, whoever's turn it is.
         """
+        if not is_seat(player):
+            raise _not_a_seat(player)
         self._verify_show_red5(player, None)
 
     def _verify_show_red5(self, player: int, held: Sequence[Card] | None) -> None:
@@ -1224,12 +1257,14 @@ class Hand:
         if self.red5_player is not None:
             raise IllegalActionError("5h 5h was already shown")
 
-    def can_show_red5(self, player: int) -> bool:
+    def can_show_red5(self, player: object) -> bool:
         """Whether ``player`` may show 5h 5h now (:meth:`verify_show_red5` says why not)."""
         return _passes(self.verify_show_red5, player)
 
-    def show_red5(self, player: int) -> Event:
+    def show_red5(self, player: object) -> Event:
         """Show 5h 5h against the flag hand (RULES §11.5: the flag side fails → it goes back to A)."""
+        if not is_seat(player):
+            raise _not_a_seat(player)
         self.verify_show_red5(player)
         return self._show_red5(player)
 
@@ -1241,20 +1276,21 @@ class Hand:
         return ev
 
     # -- leaving a game in progress 逃跑 (RULES §13) ------------------------------------------
-    def verify_leave(self, player: int) -> None:
+    def verify_leave(self, player: object) -> None:
         """Raise unless ``player`` may leave the game now: once a hand, in any phase until it is over."""
-        self._check_seat(player)
+        if not is_seat(player):
+            raise _not_a_seat(player)
         if self.phase in (Phase.OVER, Phase.REDEAL):
             state = "over" if self.phase == Phase.OVER else "redealt"
             raise IllegalActionError(f"the hand is {state}: nobody leaves it now")
         if player in self.left:
             raise IllegalActionError(f"player {player} has already left this hand")
 
-    def can_leave(self, player: int) -> bool:
+    def can_leave(self, player: object) -> bool:
         """Whether ``player`` may leave now (:meth:`verify_leave` says why not)."""
         return _passes(self.verify_leave, player)
 
-    def leave(self, player: int) -> Event:
+    def leave(self, player: object) -> Event:
         """Leave the game in progress (逃跑, RULES §13).
 
         Nothing else changes: the seat keeps its cards and its turn, and a bot plays on for it.
@@ -1269,6 +1305,8 @@ class Hand:
         >>> hand.dealt, hand.left, hand.can_leave(2)
         (0, (2,), False)
         """
+        if not is_seat(player):
+            raise _not_a_seat(player)
         self.verify_leave(player)
         return self._leave(player)
 
@@ -1291,7 +1329,7 @@ class Hand:
         held.extend(self.deck[i] for i in range(self.dealt, dealt) if (self.first_seat + i) % 4 == player)
         return held
 
-    def verify_apply(self, action: Action) -> None:
+    def verify_apply(self, action: object) -> None:
         """Raise unless :meth:`apply` would accept ``action``; nothing is dealt to find out."""
         if not isinstance(action, Action):
             raise IllegalActionError(f"not an action: {action!r}")
@@ -1342,11 +1380,11 @@ class Hand:
         else:
             self.verify_show_red5(player)
 
-    def can_apply(self, action: Action) -> bool:
+    def can_apply(self, action: object) -> bool:
         """Whether :meth:`apply` would accept ``action`` (:meth:`verify_apply` says why not)."""
         return _passes(self.verify_apply, action)
 
-    def apply(self, action: Action) -> Event:
+    def apply(self, action: object) -> Event:
         """Make ``action``: the one dispatcher of players' actions (bots, replay, the server).
 
         A bid is made after dealing up to its ``at`` (now, if None); a leave deals nothing; any other
@@ -1354,6 +1392,7 @@ class Hand:
         nothing and changes nothing.
         """
         self.verify_apply(action)
+        assert isinstance(action, Action)  # (verify_apply refuses anything else)
         kind, player, cards, choose = action.kind, action.player, action.cards, action.choose
         if kind is ActionKind.PLAY and self.phase is Phase.PLAY and player is not None:  # (most actions are plays)
             return self._play(player, cards, action)
@@ -1387,8 +1426,10 @@ class Hand:
         n += sum(len(c) for _, c in self.current) + sum(len(c) for t in self.tricks for _, c in t.plays)
         return n + len(self.played_out)
 
-    def visible_events(self, seat: int, start: int = 0) -> list[Event]:
+    def visible_events(self, seat: object, start: int = 0) -> list[Event]:
         """The events from log entry ``start`` on, as ``seat`` sees them (:meth:`Event.seen_by`)."""
+        if not is_seat(seat):
+            raise _not_a_seat(seat)
         if start == 0:
             return list(self._events_seen(seat))
         return self._events_seen_from(seat, start)
@@ -1419,13 +1460,15 @@ class Hand:
             self._seen_at[seat] = n
         return seen
 
-    def known_trump(self, seat: int) -> Suit | str | None:
+    def known_trump(self, seat: object) -> Suit | str | None:
         """The trump ``seat`` knows or assumes now: a suit, None for no-trump, ``"flag"``, or ``"?"``.
 
         Open games: the standing bid's trump (``"?"`` before any bid). Dark games, before play
         starts, nobody knows the trump (RULES §10.5): ``"?"``, or the trump of the seat's own last
         bid or fry (which it made, not knowing whether it stands). A kitty's trump (§9.5) is public.
         """
+        if not is_seat(seat):
+            raise _not_a_seat(seat)
         if self.flag:
             return "flag"
         if self.kitty_trump_used or self.phase in (Phase.PLAY, Phase.OVER):
@@ -1438,8 +1481,10 @@ class Hand:
         assert self.bidding is not None
         return classify_bid(own[-1].cards, self.bidding.level, own[-1].choose).trump
 
-    def order_for(self, seat: int) -> TrumpOrder:
+    def order_for(self, seat: object) -> TrumpOrder:
         """The card order ``seat`` may sort by: never one that depends on a trump hidden from it."""
+        if not is_seat(seat):
+            raise _not_a_seat(seat)
         return self._order_known(self.known_trump(seat))
 
     def _order_known(self, known: Suit | str | None) -> TrumpOrder:
@@ -1456,12 +1501,14 @@ class Hand:
             return TrumpOrder.of(self.rules, self.level, None)  # level cards and jokers only
         return TrumpOrder.of(self.rules, self.level, known if isinstance(known, Suit) else None)
 
-    def bid_entries(self, seat: int) -> list[BidEntry]:
+    def bid_entries(self, seat: object) -> list[BidEntry]:
         """The bids and fries as ``seat`` may see them (RULES §10.5).
 
         Dark games: other players' cards and every bid's validity stay hidden until frying ends;
         with ``bid_order=unordered`` only the last fry's cards are shown, after the first trick.
         """
+        if not is_seat(seat):
+            raise _not_a_seat(seat)
         key = (len(self._bid_entries), self.trump_revealed, self.bid_cards_revealed)
         kept = self._entries[seat]
         if kept is not None and kept[0] == key:
@@ -1485,7 +1532,7 @@ class Hand:
             out.append(BidEntry(player, is_fry, bid.cards, choose, valid if public else None))
         return out
 
-    def view(self, seat: int, *, legal: bool = True) -> View:
+    def view(self, seat: object, *, legal: bool = True) -> View:
         """Exactly what ``seat`` may know now (``legal=False`` leaves out the legal actions).
 
         Its cost follows what changed since the seat's last view: the seat's events are kept up to
@@ -1493,17 +1540,20 @@ class Hand:
         the legal actions shared with the check of the action that follows). :meth:`fresh_view`
         builds the same view from the whole log.
         """
+        if not is_seat(seat):
+            raise _not_a_seat(seat)
         return self._view(seat, legal=legal, fresh=False)
 
-    def fresh_view(self, seat: int, *, legal: bool = True) -> View:
+    def fresh_view(self, seat: object, *, legal: bool = True) -> View:
         """:meth:`view` built from scratch: the whole log read again, nothing kept from earlier calls.
 
         Always equal to :meth:`view` (the tests check it after every step of many hands).
         """
+        if not is_seat(seat):
+            raise _not_a_seat(seat)
         return self._view(seat, legal=legal, fresh=True)
 
     def _view(self, seat: int, *, legal: bool, fresh: bool) -> View:
-        self._check_seat(seat)
         known = self.known_trump(seat)
         announced = not self.dark or self.kitty_trump_used or self.phase in (Phase.PLAY, Phase.OVER)
         sort_trump = trump_text(known) if known is None or isinstance(known, Suit) else known  # or "flag", "?"
@@ -1559,12 +1609,13 @@ class Hand:
             return None
         return self.current[self.trick.winner][0]
 
-    def legal(self, seat: int, limit: int = 200) -> Legal:
+    def legal(self, seat: object, limit: int = 200) -> Legal:
         """What ``seat`` may do now: bids, fries, burial, leads or follows (follows capped at ``limit``).
 
         Worked out once per decision: asked again before the hand changes, the same answer is given.
         """
-        self._check_seat(seat)
+        if not is_seat(seat):
+            raise _not_a_seat(seat)
         held = self.hands[seat]
         kept = self._legal[seat]
         if kept is not None and kept[0] == len(self.log) and kept[1] == limit and kept[2] is held:
