@@ -42,7 +42,7 @@ class LeadChoices:
     (9, '5c Tc Kc', ['5c Tc Kc', 'Kc', 'Tc', '5c'])
     """
 
-    __slots__ = ("_built", "_counts", "_hand", "_runs", "_sizes", "_suits", "_trump_order")
+    __slots__ = ("_built", "_counts", "_ftks", "_hand", "_runs", "_sizes", "_suits", "_trump_order")
 
     def __init__(self, hand: Sequence[Card], trump_order: TrumpOrder) -> None:
         self._hand = hand
@@ -61,6 +61,7 @@ class LeadChoices:
         self._runs: dict[str, list[list[tuple[Card, int]]]] = {}
         self._sizes: list[int] = []
         self._built: dict[str, list[Unit]] = {}
+        self._ftks: dict[str, list[list[int]]] = {}
         ftk_pair = trump_order.rules.ftk_pair
         for suit in self._suits:
             counts = by_suit[suit]
@@ -70,7 +71,8 @@ class LeadChoices:
                 runs = [r for r in pair_runs(pairs, trump_order, suit) if len(r) >= 2]
                 self._runs[suit] = runs
                 size += sum(len(r) * (len(r) - 1) // 2 for r in runs)  # a run of n pairs: n-1 + n-2 + ... + 1
-            for have in self._ftk_holdings(suit):
+            holdings = self._ftks[suit] = self._ftk_holdings(suit)
+            for have in holdings:
                 size += (ftk_pair and min(have) >= 2) + (min(have) >= 1)
             self._sizes.append(size)
 
@@ -82,6 +84,10 @@ class LeadChoices:
             trio = _FTK_TRIOS[x]
             out.append([counts.get(c, 0) if effective[c.index] == suit else self._hand.count(c) for c in trio])
         return out
+
+    def suit_counts(self) -> dict[str, dict[Card, int]]:
+        """The hand's cards counted, by effective suit (read it, do not change it)."""
+        return self._counts
 
     def __len__(self) -> int:
         return sum(self._sizes)
@@ -118,28 +124,28 @@ class LeadChoices:
                     tcards = tuple(c for c, _ in reversed(seg) for _ in range(2))
                     out.append(Unit(UnitKind.TRACTOR, tcards, suit, seg[-1][1]))
         ftk_pair = trump_order.rules.ftk_pair
-        for x, have in zip(ftk_suits(trump_order, suit, lead=True), self._ftk_holdings(suit), strict=True):
+        for x, have in zip(ftk_suits(trump_order, suit, lead=True), self._ftks[suit], strict=True):
             trio = _FTK_TRIOS[x]
             if ftk_pair and min(have) >= 2:
                 out.append(Unit(UnitKind.FTK_PAIR, tuple(c for c in trio for _ in range(2)), suit, 0))
             if min(have) >= 1:
                 out.append(Unit(UnitKind.FTK, trio, suit, 0))
         ranked = sorted(counts, key=trump_order.strength_position.__getitem__)
-        out.extend(_simple_unit(trump_order, c, 2) for c in ranked if counts[c] >= 2)
-        out.extend(_simple_unit(trump_order, c, 1) for c in ranked)
+        singles, pairs = _simple_units(trump_order)
+        out.extend([pairs[c] for c in ranked if counts[c] >= 2])
+        out.extend([singles[c] for c in ranked])
         self._built[suit] = out
         return out
 
 
-def _simple_unit(trump_order: TrumpOrder, card: Card, n: int) -> Unit:
-    """The single (``n`` = 1) or pair (2) of ``card``, made once per trump order."""
-    unit = trump_order.unit_cache.get((card, n))
-    if unit is None:
-        kind = UnitKind.SINGLE if n == 1 else UnitKind.PAIR
-        unit = Unit(kind, (card,) * n, trump_order.effective[card.index], trump_order.order[card.index])
-        trump_order.unit_cache[(card, n)] = unit
-    assert isinstance(unit, Unit)
-    return unit
+def _simple_units(trump_order: TrumpOrder) -> list[dict[Card, Unit]]:
+    """The single and the pair unit of every card, by card, made once per trump order."""
+    cache = trump_order.unit_cache
+    if not cache:
+        effective, order = trump_order.effective, trump_order.order
+        cache.append({c: Unit(UnitKind.SINGLE, (c,), effective[c.index], order[c.index]) for c in Card.ALL})
+        cache.append({c: Unit(UnitKind.PAIR, (c, c), effective[c.index], order[c.index]) for c in Card.ALL})
+    return cache
 
 
 #: Each natural suit's 5, 10 and K (RULES §4.2).

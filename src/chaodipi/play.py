@@ -116,9 +116,10 @@ class FollowRule:
     """
 
     __slots__ = (
+        "_hand",
+        "_hand_counts",
         "best",
         "fixed",
-        "hand_counts",
         "k",
         "lead",
         "n",
@@ -135,7 +136,8 @@ class FollowRule:
         self.n = self.lead.size
         self.suit = self.lead.suit
         effective = trump_order.effective
-        self.hand_counts = count_cards(hand)
+        self._hand = tuple(hand)  # (as it was: the caller may change its list later)
+        self._hand_counts: dict[Card, int] | None = None  # (counted when first asked for)
         self.suit_cards = [c for c in hand if effective[c.index] == self.suit]
         self.k = min(self.n, len(self.suit_cards))
         self.pairs_cap = self.lead.pair_count
@@ -150,6 +152,14 @@ class FollowRule:
         if self.lead.has_ftk and trump_order.rules.ftk_must_follow:
             self.fixed = self._ftk_duty()
         self.best = self._best_tp()
+
+    @property
+    def hand_counts(self) -> dict[Card, int]:
+        """The follower's whole hand, counted (the check and the free cards read it; the suit parts do not)."""
+        counts = self._hand_counts
+        if counts is None:
+            counts = self._hand_counts = count_cards(self._hand)
+        return counts
 
     # RULES §6.2 and §6.3: which FTK cards the follower must include
     def _ftk_duty(self) -> dict[Card, int]:

@@ -20,9 +20,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from chaodipi.cards import SUITS, Card, Rank, Suit
 from chaodipi.rules import RuleSet, TractorSkipLevel
+
+if TYPE_CHECKING:  # (units imports this module: only the annotation needs Unit)
+    from chaodipi.units import Unit
 
 __all__ = ["EFFECTIVE_SUITS", "TRUMP", "TrumpError", "TrumpOrder", "parse_trump", "trump_text"]
 
@@ -147,8 +151,8 @@ class TrumpOrder:
     sort_position: dict[Card, int]
     #: each card's place from the strongest down (ties by card index), the order leads are listed in
     strength_position: dict[Card, int]
-    #: the single and pair units of each card, made once (:func:`chaodipi.leads.unit_leads`; at most 108)
-    unit_cache: dict[tuple[Card, int], object]
+    #: the single and the pair unit of each card, by card (:func:`chaodipi.leads.unit_leads`), made at first use
+    unit_cache: list[dict[Card, Unit]]
 
     def __init__(self, rules: RuleSet, level: Rank | None, trump: Suit | None) -> None:
         if level is not None and level > Rank.ACE:
@@ -185,7 +189,7 @@ class TrumpOrder:
         self.sort_position = {c: k for k, c in enumerate(sorted(Card.ALL, key=self.sort_key))}
         by_strength = sorted(Card.ALL, key=lambda c: (-self.order[c.index], c.index))
         self.strength_position = {c: k for k, c in enumerate(by_strength)}
-        self.unit_cache = {}
+        self.unit_cache = []
 
     @classmethod
     def of(cls, rules: RuleSet, level: Rank | None, trump: Suit | None) -> TrumpOrder:

@@ -27,12 +27,12 @@ from chaodipi.bidding import BidKind, classify_bid, parse_choice
 from chaodipi.bots.knowledge import Knowledge, order_of_view
 from chaodipi.cards import Card, Rank, Suit, format_cards
 from chaodipi.hand import Action, Hand, Phase, TrustedChecks, TrustedPlayError, View
-from chaodipi.leads import unit_leads
+from chaodipi.leads import LeadChoices
 from chaodipi.play import FollowRule, check_throw, unit_beaten
 from chaodipi.rules import RuleSet
 from chaodipi.trick import TrickState, trick_state, trump_in_key
 from chaodipi.trump import FIVE_HEARTS, TRUMP, TrumpOrder
-from chaodipi.units import Format, Unit, UnitKind, count_cards, decompose
+from chaodipi.units import Format, Unit, UnitKind, decompose
 from chaodipi.view import BidOption
 
 __all__ = ["RulesBot", "choose_bury", "choose_play", "play_out"]
@@ -70,25 +70,35 @@ def _play_cost(cards: Sequence[Card], trump_order: TrumpOrder) -> float:
 
 
 class _Pool:
-    """What the other players may hold, by effective suit, with the highest single and pair of each (RULES §5.1)."""
+    """What the other players may hold: how many cards, the highest single and the highest pair of each
+    effective suit (RULES §5.1), and each suit's cards when asked for."""
 
-    __slots__ = ("by_suit", "top_pair", "top_single")
+    __slots__ = ("_by_suit", "_pool", "_trump_order", "size_of", "top_pair", "top_single")
 
     def __init__(self, pool: Sequence[Card], trump_order: TrumpOrder) -> None:
         effective, order = trump_order.effective, trump_order.order
-        self.by_suit: dict[str, list[Card]] = {}
-        self.top_single: dict[str, int] = {}
-        self.top_pair: dict[str, int] = {}
-        top_single, top_pair, by_suit = self.top_single, self.top_pair, self.by_suit
+        self._pool = pool
+        self._trump_order = trump_order
+        self._by_suit: dict[str, list[Card]] = {}
+        top_single: dict[str, int] = {}
+        top_pair: dict[str, int] = {}
+        size_of: dict[str, int] = {}
         for c, n in Counter(pool).items():  # (counted in C: the pool is most of the deck)
             suit, o = effective[c.index], order[c.index]
-            if suit in top_single:
-                top_single[suit] = max(top_single[suit], o)
-            else:
-                top_single[suit], top_pair[suit], by_suit[suit] = o, -1, []
-            by_suit[suit].extend((c,) * n)
-            if n >= 2:
-                top_pair[suit] = max(top_pair[suit], o)
+            size_of[suit] = size_of.get(suit, 0) + n
+            if o > top_single.get(suit, -1):
+                top_single[suit] = o
+            if n >= 2 and o > top_pair.get(suit, -1):
+                top_pair[suit] = o
+        self.top_single, self.top_pair, self.size_of = top_single, top_pair, size_of
+
+    def of_suit(self, suit: str) -> list[Card]:
+        """The pool's cards of effective suit ``suit``."""
+        cards = self._by_suit.get(suit)
+        if cards is None:
+            effective = self._trump_order.effective
+            cards = self._by_suit[suit] = [c for c in self._pool if effective[c.index] == suit]
+        return cards
 
     def beats(self, unit: Unit, trump_order: TrumpOrder) -> bool:
         """Whether a unit of the pool beats ``unit`` (as :func:`~chaodipi.play.unit_beaten` of the pool's suit)."""
@@ -96,13 +106,13 @@ class _Pool:
             return self.top_single.get(unit.suit, -1) > unit.strength
         if unit.kind == UnitKind.PAIR:
             return self.top_pair.get(unit.suit, -1) > unit.strength
-        return unit_beaten(unit, self.by_suit.get(unit.suit, []), trump_order)
+        return unit_beaten(unit, self.of_suit(unit.suit), trump_order)
 
 
 def _unit_is_top(unit: Unit, pool: _Pool, trump_order: TrumpOrder) -> bool:
     """No card of the pool (what others may hold) makes a unit that beats ``unit`` (RULES §5.1)."""
     ok = not pool.beats(unit, trump_order)
-    if TrustedChecks.on and ok == unit_beaten(unit, pool.by_suit.get(unit.suit, []), trump_order):
+    if TrustedChecks.on and ok == unit_beaten(unit, pool.of_suit(unit.suit), trump_order):
         raise TrustedPlayError(f"the rules policy misjudged whether {unit} can be beaten")
     return ok
 
@@ -116,17 +126,18 @@ def _lead(
     opp_voids: set[str],
     partner_voids: set[str],
 ) -> list[tuple[float, Play]]:
-    units = unit_leads(hand, trump_order)
+    leads = LeadChoices(hand, trump_order)
+    units = list(leads)
     effective = trump_order.effective
     costs = _costs(trump_order)
     others = _Pool(pool, trump_order)
-    held = count_cards(hand)
+    held: dict[Card, int] = {}
     length_of: dict[str, int] = {}
-    for c in hand:
-        e = effective[c.index]
-        length_of[e] = length_of.get(e, 0) + 1
+    for suit, counts in leads.suit_counts().items():
+        held.update(counts)
+        length_of[suit] = sum(counts.values())
     trumps_mine = length_of.get(TRUMP, 0)
-    trumps_out = len(others.by_suit.get(TRUMP, ()))
+    trumps_out = others.size_of.get(TRUMP, 0)
     offers: dict[Play, float] = {}
 
     def offer(score: float, cards: Play) -> None:
@@ -155,7 +166,7 @@ def _lead(
             except ValueError:
                 fmt = None
             if fmt is not None and (
-                not fmt.is_throw or check_throw(used, [others.by_suit.get(suit, []), [], []], trump_order).ok
+                not fmt.is_throw or check_throw(used, [others.of_suit(suit), [], []], trump_order).ok
             ):
                 pts = sum(c.points for c in used)
                 score: float = 50.0 + len(used) * 3 + pts - (40 if ruffable else 0)
