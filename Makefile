@@ -103,6 +103,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_peers.py
 	$(BIN)/python bench/bench_compare.py
 	$(BIN)/python bench/bench_memory.py
+	$(BIN)/python bench/bench_cardsets.py
 
 clean:
 	rm -rf $(VENV) $(FAST) .mypy_cache .pytest_cache .ruff_cache build src/*.egg-info
