@@ -166,6 +166,7 @@ def declared_bounds() -> dict[str, str]:
     bounds = {
         "format_cache": f"≤{per_order:,} in all orders (cleared when full)" if per_order else "?",
         "ftk_cache": f"≤{2 * suits}/order (effective suit × lead)" if suits else "?",
+        "unit_cache": "2/order (each card's single and pair, 54 each)",
     }
     if orders:
         bounds["orders"] = f"≤{orders} cached (lru)"
