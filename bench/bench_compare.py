@@ -38,10 +38,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
 from typing import Any
+
+from bench_common import FAST_PYTHON, compiled_build, cpu_model, pin
 
 HERE = Path(__file__).resolve().parent
 NOW_TREE = HERE.parent
@@ -57,8 +59,7 @@ RATES: dict[str, list[tuple[str, str]]] = {
     "views": [("views", "views/s"), ("hands", "hands/s")],
     "playouts": [("playouts", "playouts/s")],
 }
-#: make fast's venv: when it is there, this tree's compiled build is measured too (a third column)
-FAST_PYTHON = NOW_TREE / ".venv-fast" / "bin" / "python"
+#: the tree argument of a measurement of the compiled build (make fast's venv, a third column when it is there)
 COMPILED = "compiled"
 #: the decisions of the first hands played, compared between the trees ("the same hands?")
 FINGERPRINT = 30
@@ -67,63 +68,45 @@ FINGERPRINT = 30
 # --- measuring (runs in a subprocess, chaodipi from the tree under test) ----------------------
 
 
-def pin(cpu: int | None) -> None:
-    if cpu is not None and hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {cpu})
+def tally(hands: Iterator[Any]) -> dict[str, Any]:
+    """Hands and decisions of the hands as they are played (a timed iterator), and the first hands' decisions."""
+    count = decisions = 0
+    first: list[int] = []
+    start = time.perf_counter()
+    for hand in hands:
+        count += 1
+        decisions += len(hand.actions)
+        if count <= FINGERPRINT:
+            first.append(len(hand.actions))
+    return {"hands": count, "decisions": decisions, "seconds": time.perf_counter() - start, "first": first}
 
 
 def measure_random(seconds: float) -> dict[str, Any]:
     from bench_hands import random_hands  # the hands bench_hands.py measures, from this folder
 
-    hands = decisions = 0
-    first: list[int] = []
-    start = time.perf_counter()
-    for hand in random_hands(PRESET, seconds):
-        hands += 1
-        decisions += len(hand.actions)
-        if hands <= FINGERPRINT:
-            first.append(len(hand.actions))
-    return {"hands": hands, "decisions": decisions, "seconds": time.perf_counter() - start, "first": first}
+    return tally(random_hands(PRESET, seconds))
 
 
 def measure_bots(seconds: float, make_bot: Callable[[int], Any]) -> dict[str, Any]:
     """Hands of four bots (``make_bot(seat)``) through the bots' driver, games from seed 1 on."""
-    from chaodipi.bots.base import run_hand
-    from chaodipi.game import Game
-    from chaodipi.hand import Phase
-    from chaodipi.rules import RuleSet
+    from bench_hands import settled_hands
 
-    rules = RuleSet.preset(PRESET)
+    from chaodipi.bots.base import run_hand
+
     bots = [make_bot(seat) for seat in range(4)]
-    hands = decisions = seed = 0
-    first: list[int] = []
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        seed += 1
-        game = Game(rules, seed)
-        while not game.over and time.perf_counter() - start < seconds:
-            hand = game.new_hand()
-            run_hand(hand, bots)
-            game.finish_hand()
-            if hand.phase == Phase.OVER:
-                hands += 1
-                decisions += len(hand.actions)
-                if hands <= FINGERPRINT:
-                    first.append(len(hand.actions))
-    return {"hands": hands, "decisions": decisions, "seconds": time.perf_counter() - start, "first": first}
+    return tally(settled_hands(PRESET, seconds, lambda hand: run_hand(hand, bots)))
 
 
 def measure_views(seconds: float) -> dict[str, Any]:
     """The hands of ``random`` (same seeds, same policy), every seat's view built after each card and action."""
     import random
 
+    from bench_hands import settled_hands
+
     from chaodipi import simulate
     from chaodipi.driver import run_hand
-    from chaodipi.game import Game
-    from chaodipi.hand import Hand, Phase
-    from chaodipi.rules import RuleSet
+    from chaodipi.hand import Hand
 
-    rules = RuleSet.preset(PRESET)
     policy = simulate.RandomPolicy(random.Random(PRESET))  # as bench_hands.random_hands
     views = 0
 
@@ -133,16 +116,11 @@ def measure_views(seconds: float) -> dict[str, Any]:
             hand.view(seat)
         views += 4
 
-    hands = seed = 0
+    def play(hand: Hand) -> None:
+        run_hand(hand, [policy.decide] * 4, asks=simulate._new_bid_possible, after=show)  # as simulate.play_hand
+
     start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        seed += 1
-        game = Game(rules, seed)
-        while not game.over and time.perf_counter() - start < seconds:
-            hand = game.new_hand()
-            run_hand(hand, [policy.decide] * 4, asks=simulate._new_bid_possible, after=show)  # as simulate.play_hand
-            game.finish_hand()
-            hands += hand.phase == Phase.OVER
+    hands = sum(1 for _ in settled_hands(PRESET, seconds, play))
     return {"views": views, "hands": hands, "seconds": time.perf_counter() - start}
 
 
@@ -220,22 +198,6 @@ def measure(what: str, tree: Path | None, seconds: float, cpu: int | None) -> di
         raise RuntimeError(f"{what} on {tree} failed ({done.returncode}):\n{done.stderr.strip()}")
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def compiled_build() -> bool:
-    """Whether ``make fast``'s venv is there, with the engine compiled."""
-    check = [str(FAST_PYTHON), "-c", "import chaodipi.play as m, sys; sys.exit(m.__file__.endswith('.py'))"]
-    return FAST_PYTHON.exists() and subprocess.run(check, capture_output=True, cwd="/").returncode == 0
 
 
 def describe_now() -> str:

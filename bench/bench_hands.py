@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from chaodipi.game import Game
 from chaodipi.hand import Hand, Phase
@@ -18,10 +18,9 @@ from chaodipi.rules import PRESET_NAMES, RuleSet
 from chaodipi.simulate import RandomPolicy, play_hand
 
 
-def random_hands(preset: str, seconds: float) -> Iterator[Hand]:
-    """Hands of random legal play, game after game from seed 1, for ``seconds``: those that were settled."""
+def settled_hands(preset: str, seconds: float, play: Callable[[Hand], object]) -> Iterator[Hand]:
+    """Hands played to their end by ``play``, game after game from seed 1, for ``seconds``: those that were settled."""
     rules = RuleSet.preset(preset)
-    policy = RandomPolicy(random.Random(preset))
     seed = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
@@ -29,10 +28,16 @@ def random_hands(preset: str, seconds: float) -> Iterator[Hand]:
         game = Game(rules, seed)
         while not game.over and time.perf_counter() - start < seconds:
             hand = game.new_hand()
-            play_hand(hand, policy)
+            play(hand)
             game.finish_hand()
             if hand.phase == Phase.OVER:
                 yield hand
+
+
+def random_hands(preset: str, seconds: float) -> Iterator[Hand]:
+    """Hands of random legal play (``chaodipi simulate``'s policy), as :func:`settled_hands` plays them."""
+    policy = RandomPolicy(random.Random(preset))
+    return settled_hands(preset, seconds, lambda hand: play_hand(hand, policy))
 
 
 def hands_per_second(preset: str, seconds: float) -> tuple[float, int]:

@@ -36,22 +36,18 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench_common import FAST_PYTHON, compiled_build, cpu_model, pin
+
 HERE = Path(__file__).resolve().parent
 PEERS_VENV = HERE / ".peers-venv"
 PEER_PYTHON = PEERS_VENV / "bin" / "python"
 PEER_GAMES = ["bridge", "uno", "doudizhu", "gin-rummy"]
 #: chaodipi's own subjects: the pure-Python install, and the compiled build when ``make fast`` made it
 OURS = ["chaodipi", "chaodipi-compiled"]
-FAST_PYTHON = HERE.parent / ".venv-fast" / "bin" / "python"
 LOOPS = ["core", "env"]
 
 
 # --- measuring (runs in a subprocess: chaodipi's venv or the peer venv) ---------------------
-
-
-def pin(cpu: int | None) -> None:
-    if cpu is not None and hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {cpu})
 
 
 def measure_chaodipi(seconds: float) -> dict[str, float]:
@@ -171,22 +167,6 @@ def measure(what: str, seconds: float, cpu: int | None, seed: int) -> dict[str, 
     done = subprocess.run(cmd, capture_output=True, text=True, check=True)
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
-
-
-def compiled_build() -> bool:
-    """Whether ``make fast``'s venv is there, with the engine compiled."""
-    check = [str(FAST_PYTHON), "-c", "import chaodipi.play as m, sys; sys.exit(m.__file__.endswith('.py'))"]
-    return FAST_PYTHON.exists() and subprocess.run(check, capture_output=True, cwd="/").returncode == 0
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def main() -> None:

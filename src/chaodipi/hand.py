@@ -551,7 +551,7 @@ class Hand:
     @staticmethod
     def _check_seat(player: object) -> None:
         if not is_seat(player):
-            raise IllegalActionError(f"a player is a seat 0..3, not {player!r}")
+            raise _not_a_seat(player)
 
     @staticmethod
     def _holds(hand: Sequence[Card], cards: Sequence[Card]) -> list[Card] | None:
@@ -703,8 +703,6 @@ class Hand:
         """
         if not is_seat(player):
             raise _not_a_seat(player)
-        if self.phase not in (Phase.DEAL, Phase.COUNTDOWN) or self.bidding is None:
-            return []
         held = self.hands[player]
         key = (self.phase, len(self._bid_entries), self._bid_cards[player])
         kept = self._bids[player]
@@ -1030,10 +1028,13 @@ class Hand:
         kept = self._rule
         if kept is not None and kept[0] == len(self.log) and kept[1] == player and kept[2] is held:
             return kept[3]
-        assert self.lead_format is not None
-        rule = FollowRule(self.lead_format, held, self.trump_order)
+        rule = self._follow_rule_now(player)
         self._rule = (len(self.log), player, held, rule)
         return rule
+
+    def _follow_rule_now(self, player: int) -> FollowRule:
+        assert self.lead_format is not None
+        return FollowRule(self.lead_format, self.hands[player], self.trump_order)
 
     def verify_play(self, player: object, cards: Sequence[Card]) -> None:
         """Raise unless ``player`` may play ``cards`` now. A throw that will fail is allowed (RULES §5.2)."""
@@ -1537,7 +1538,7 @@ class Hand:
 
         Its cost follows what changed since the seat's last view: the seat's events are kept up to
         date entry by entry, the sorted hand and the legal actions are made once per decision (and
-        the legal actions shared with the check of the action that follows). :meth:`fresh_view`
+        the follow rule behind them shared with the check of the play that follows). :meth:`fresh_view`
         builds the same view from the whole log.
         """
         if not is_seat(seat):
@@ -1545,7 +1546,8 @@ class Hand:
         return self._view(seat, legal=legal, fresh=False)
 
     def fresh_view(self, seat: object, *, legal: bool = True) -> View:
-        """:meth:`view` built from scratch: the whole log read again, nothing kept from earlier calls.
+        """:meth:`view` built afresh: the events read from the whole log again, the hand sorted, the bid
+        entries and the legal actions (bids, follow rule) worked out again, none of them taken from earlier calls.
 
         Always equal to :meth:`view` (the tests check it after every step of many hands).
         """
@@ -1636,11 +1638,7 @@ class Hand:
             return Legal(bury=KITTY_SIZE)
         if self.phase == Phase.FRY:
             return Legal(fries=tuple(self.possible_fries(seat)), can_pass=True)
-        if fresh and self.current:
-            assert self.lead_format is not None
-            rule: FollowRule | None = FollowRule(self.lead_format, self.hands[seat], self.trump_order)
-        else:
-            rule = self.follow_rule(seat)
+        rule = self._follow_rule_now(seat) if fresh and self.current else self.follow_rule(seat)
         if rule is None:
             leads = tuple(u.cards for u in unit_leads(self.hands[seat], self.trump_order))
             return Legal(leads=leads, can_throw=True, show_red5=show_red5)

@@ -213,9 +213,7 @@ class Action:
             parsed = tuple(parse_cards(cards))
         except CardError as exc:
             raise ActionError(str(exc)) from None
-        # Checked before the constructor, whose typed arguments the compiled build (make fast) checks first.
-        kind = _checked_action(obj["a"], obj.get("p"), parsed, obj.get("choose"), obj.get("at"))
-        return cls(kind, obj.get("p"), parsed, obj.get("choose"), obj.get("at"))
+        return cls(obj["a"], obj.get("p"), parsed, obj.get("choose"), obj.get("at"))  # (which checks them)
 
 
 class Visibility(StrEnum):

@@ -39,8 +39,13 @@ __all__ = ["RulesBot", "choose_bury", "choose_play", "play_out"]
 
 Play = tuple[Card, ...]
 
-_INDEX = attrgetter("index")
-_FTKS = (UnitKind.FTK, UnitKind.FTK_PAIR)  # a card's dense number: sorting by it makes a multiset's key
+_INDEX = attrgetter("index")  # a card's dense number: sorting by it makes a multiset's key
+_FTKS = (UnitKind.FTK, UnitKind.FTK_PAIR)
+
+
+def _key(cards: Play) -> Play:
+    """The cards as a multiset: the same key whatever their order (a single card is its own key)."""
+    return cards if len(cards) == 1 else tuple(sorted(cards, key=_INDEX))
 
 
 def _cost(c: Card, trump_order: TrumpOrder) -> float:
@@ -59,11 +64,6 @@ def _costs(trump_order: TrumpOrder) -> tuple[float, ...]:
             base += 16
         out.append(base + c.points * 0.9)
     return tuple(out)
-
-
-def _play_cost(cards: Sequence[Card], trump_order: TrumpOrder) -> float:
-    costs = _costs(trump_order)
-    return sum([costs[c.index] for c in cards])
 
 
 # -- leading ------------------------------------------------------------------------------
@@ -141,14 +141,13 @@ def _lead(
     offers: dict[Play, float] = {}
 
     def offer(score: float, cards: Play) -> None:
-        key = cards if len(cards) == 1 else tuple(sorted(cards, key=_INDEX))
+        key = _key(cards)
         if score > offers.get(key, -1e9):
             offers[key] = score
 
     tops_by_suit: dict[str, list[Unit]] = {}
-    checked = TrustedChecks.on
     for u in units:
-        if u.kind in _FTKS or (_unit_is_top(u, others, trump_order) if checked else not others.beats(u, trump_order)):
+        if u.kind in _FTKS or _unit_is_top(u, others, trump_order):
             tops_by_suit.setdefault(u.suit, []).append(u)
     for suit, tops in tops_by_suit.items():
         ruffable = suit != TRUMP and suit in opp_voids and trumps_out > 0
@@ -252,6 +251,15 @@ def _candidates(
     return out or parts
 
 
+def _check_candidate(rule: FollowRule, cand: Play) -> None:
+    """In the debug mode (:class:`~chaodipi.hand.TrustedChecks`): a candidate follow is legal, as it is by
+    construction (suit parts, fillers, trump-ins), or :class:`~chaodipi.hand.TrustedPlayError`."""
+    if TrustedChecks.on:
+        reason = rule.check(cand)
+        if reason is not None:
+            raise TrustedPlayError(f"the rules policy generated an illegal follow {format_cards(cand)}: {reason}")
+
+
 def choose_play(
     hand: Sequence[Card],
     seat: int,
@@ -324,9 +332,8 @@ def ranked_plays(
     trump_keys: dict[Play, int] = {}
     cands = _candidates(rule, hand, trump_order, lead, trump_keys)
     if best and len(cands) == 1:
-        if TrustedChecks.on and rule.check(cands[0]) is not None:
-            raise TrustedPlayError(f"the rules policy generated an illegal follow {format_cards(cands[0])}")
-        return [(0.0, tuple(sorted(cands[0], key=_INDEX)))]  # (the same form as the scored plays)
+        _check_candidate(rule, cands[0])
+        return [(0.0, _key(cands[0]))]  # (the same form as the scored plays)
     plays = [c for _, c in current]
     table_points = sum(c.points for p in plays for c in p)
     if state is None:
@@ -337,13 +344,10 @@ def ranked_plays(
     costs = _costs(trump_order)
     scored: dict[Play, float] = {}
     for cand in cands:
-        key = cand if len(cand) == 1 else tuple(sorted(cand, key=_INDEX))
+        key = _key(cand)
         if key in scored:
             continue
-        if TrustedChecks.on:  # the candidates are legal by construction (suit parts, fillers, trump-ins)
-            reason = rule.check(cand)
-            if reason is not None:
-                raise TrustedPlayError(f"the rules policy generated an illegal follow {format_cards(cand)}: {reason}")
+        _check_candidate(rule, cand)
         trump_key = trump_keys.get(cand)  # a trump-in (all trumps, void in the led side suit) wins when it over-trumps
         we_win = state.wins_with(cand) if trump_key is None else trump_key > state.trump_key
         if TrustedChecks.on and we_win != state.wins_with(cand):
