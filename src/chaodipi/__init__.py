@@ -19,7 +19,7 @@ from chaodipi.bidding import BidError
 from chaodipi.cards import Card, CardError, Rank, Suit, format_cards, parse_cards
 from chaodipi.driver import DecisionError, by_view, run_hand
 from chaodipi.game import Game, GameError, Match
-from chaodipi.hand import Hand, HandResult
+from chaodipi.hand import DecisionKind, Hand, HandResult, Pending
 from chaodipi.levels import Progress, SettlementError, Side
 from chaodipi.log import Action, ActionError, ActionKind, Event, EventKind, IllegalActionError, Visibility
 from chaodipi.play import FollowRule, check_throw
@@ -44,6 +44,7 @@ __all__ = [
     "Card",
     "CardError",
     "DecisionError",
+    "DecisionKind",
     "Event",
     "EventKind",
     "FollowRule",
@@ -55,6 +56,7 @@ __all__ = [
     "Legal",
     "Match",
     "Outcome",
+    "Pending",
     "Phase",
     "PlayError",
     "Progress",

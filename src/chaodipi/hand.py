@@ -70,6 +70,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, ClassVar, NamedTuple
 
 from chaodipi.bidding import (
@@ -97,6 +98,7 @@ from chaodipi.view import BidEntry, BidOption, Legal, Outcome, Phase, TrickRecor
 __all__ = [
     "Action",
     "ActionKind",
+    "DecisionKind",
     "Escape",
     "EscapePenalty",
     "Event",
@@ -105,6 +107,7 @@ __all__ = [
     "HandResult",
     "IllegalActionError",
     "Legal",
+    "Pending",
     "Phase",
     "TrickRecord",
     "TrustedChecks",
@@ -135,6 +138,37 @@ class TrustedChecks:
 
 RED5_PENALTY = 50  # RULES §11.7: 逼红5 / 保红5, per 5h
 KITTY_SIZE = 8
+
+
+class DecisionKind(StrEnum):
+    """What kind of decision a hand waits for (:meth:`Hand.pending`); each has its time limit in the rules."""
+
+    DECLARE = "declare"  # the countdown after the deal: anyone may still bid (RULES §9.3)
+    BURY = "bury"  # the kitty's holder buries 扣底 (RULES §10.1)
+    FRY = "fry"  # the player asked fries 炒底 or passes (RULES §10)
+    PLAY = "play"  # the player on turn leads or follows (RULES §5–§7)
+
+
+_DECISION_OF = {Phase.BURY: DecisionKind.BURY, Phase.FRY: DecisionKind.FRY, Phase.PLAY: DecisionKind.PLAY}
+#: Actions that end no decision: a seat that leaves keeps its turn, a show of 5h 5h is made beside the play.
+_NO_DECISION = frozenset({ActionKind.LEAVE, ActionKind.SHOW_RED5})
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """The decision a hand waits for: its kind, who must make it, and its time limit by the rules.
+
+    ``seat``: None in the countdown, where nobody is waited for. ``seconds``: the rules' limit
+    (``declare_seconds``, ``bury_seconds``, ``fry_seconds``, ``play_seconds``). ``number``: how
+    many decisions the hand has seen before this one. ``offered``: the seats that may act now
+    besides ``seat`` (in the countdown those holding a bid; in a flag hand those who may show 5h 5h).
+    """
+
+    kind: DecisionKind
+    seat: int | None
+    seconds: int
+    number: int
+    offered: tuple[int, ...] = ()
 
 
 class BidRecord(NamedTuple):
@@ -547,6 +581,44 @@ class Hand:
             assert self.leader is not None
             return (self.leader + len(self.current)) % 4
         return None
+
+    def pending(self) -> Pending | None:
+        """The decision the hand waits for now, or None while dealing, once over and at a redeal.
+
+        The engine's answer to "who must decide, what, and within what time by the rules": in the
+        countdown anyone may still bid and nobody is waited for (``seat`` None, RULES §9.3); in the
+        other phases :meth:`to_act` decides. A new decision starts with every action but a leave
+        (逃跑, RULES §13) or a show of 5h 5h (RULES §11.5), which end none: ``number`` counts them,
+        so that a server's clock can tell a new decision from the one it is timing.
+
+        >>> import random
+        >>> from chaodipi.cards import shuffled_deck
+        >>> hand = Hand(RuleSet.preset("standard"), shuffled_deck(random.Random(3)), first_seat=0, dealer=0)
+        >>> hand.pending() is None  # dealing: a chance step, nobody's decision
+        True
+        >>> hand.deal_all()
+        >>> hand.pending()
+        Pending(kind=<DecisionKind.DECLARE: 'declare'>, seat=None, seconds=5, number=0, offered=(0, 1, 2))
+        >>> _ = hand.close_bidding()
+        >>> hand.pending().kind, hand.pending().seat, hand.pending().seconds, hand.pending().number
+        (<DecisionKind.BURY: 'bury'>, 0, 60, 1)
+        """
+        phase = self.phase
+        if phase is Phase.COUNTDOWN:
+            kind, seat = DecisionKind.DECLARE, None
+        elif phase is Phase.BURY or phase is Phase.FRY or phase is Phase.PLAY:
+            kind = _DECISION_OF[phase]
+            seat = self.to_act()
+        else:
+            return None
+        number = sum(1 for a in self.log if isinstance(a, Action) and a.kind not in _NO_DECISION)
+        if kind is DecisionKind.DECLARE:
+            offered = tuple(s for s in range(4) if self.possible_bids(s))
+        elif self.flag and phase is Phase.PLAY:
+            offered = tuple(s for s in range(4) if s != seat and self.can_show_red5(s))
+        else:
+            offered = ()
+        return Pending(kind, seat, getattr(self.rules, f"{kind.value}_seconds"), number, offered)
 
     @staticmethod
     def _check_seat(player: object) -> None:
