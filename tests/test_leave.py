@@ -18,13 +18,14 @@ from chaodipi.driver import Decider, by_view, run_hand
 from chaodipi.game import Game, team_of
 from chaodipi.hand import Escape, EscapePenalty, Hand, HandResult, Phase, escape_penalty, seat_side
 from chaodipi.levels import Progress, Side
-from chaodipi.log import Action, ActionError, ActionKind, Event, EventKind, IllegalActionError, Visibility
+from chaodipi.log import Action, ActionError, ActionKind, Event, EventKind, IllegalActionError, Left, Visibility
 from chaodipi.record import RecordError, describe_game, game_record, replay
 from chaodipi.rules import RuleSet
 from chaodipi.settlement import NORMAL_THRESHOLD
 from chaodipi.simulate import RandomPolicy
 from chaodipi.view import View
 
+LEFT_WORDS = "no penalty before the first card"
 P = parse_cards
 ANCHAO = RuleSet.preset("anchao")
 
@@ -316,7 +317,8 @@ def test_leave_in_every_phase_changes_nothing_else(phase: Phase, seat: int) -> N
     assert hand.phase == phase and hand.can_leave(seat)
     before = snapshot(hand)
     ev = hand.leave(seat)
-    assert ev == Event(EventKind.LEFT, seat, detail=f"逃跑: player {seat} left; no penalty before the first card")
+    words = "no penalty before the first card"
+    assert ev == Event(EventKind.LEFT, seat, detail=f"逃跑: player {seat} left; {words}", data=Left(words))
     assert snapshot(hand) == before
     assert hand.left == (seat,) and hand.escapes == [Escape(seat, False, 0, False)]
     assert hand.actions[-1] == Action.leave(seat)
@@ -334,7 +336,7 @@ def test_leave_during_the_deal_deals_nothing() -> None:
     assert hand.dealt == dealt and hand.phase == Phase.DEAL
     assert hand.log[log:] == [
         Action.leave(3),
-        Event(EventKind.LEFT, 3, detail="逃跑: player 3 left; no penalty before the first card"),
+        Event(EventKind.LEFT, 3, detail="逃跑: player 3 left; no penalty before the first card", data=Left(LEFT_WORDS)),
     ]
     hand.verify_apply(Action.leave(1))
     assert hand.dealt == dealt
@@ -403,7 +405,14 @@ def test_every_seat_sees_the_leave() -> None:
     for seat in range(4):
         view = hand.view(seat)
         left = [e for e in view.events if e.kind is EventKind.LEFT]
-        assert left == [Event(EventKind.LEFT, 3, detail="逃跑: player 3 left; no penalty before the first card")]
+        assert left == [
+            Event(
+                EventKind.LEFT,
+                3,
+                detail="逃跑: player 3 left; no penalty before the first card",
+                data=Left("no penalty before the first card"),
+            )
+        ]
         assert view.left == (3,)
         assert [e for e in hand.visible_events(seat) if e.kind is EventKind.LEFT] == left
 

@@ -86,7 +86,23 @@ from chaodipi.bidding import (
 from chaodipi.cards import Card, Rank, Suit, format_cards, points_of
 from chaodipi.leads import unit_leads
 from chaodipi.levels import Progress, Side
-from chaodipi.log import HIDDEN_KINDS, Action, ActionKind, Event, EventKind, IllegalActionError, is_seat
+from chaodipi.log import (
+    HIDDEN_KINDS,
+    Action,
+    ActionKind,
+    Event,
+    EventKind,
+    IllegalActionError,
+    KouDi,
+    Left,
+    Named,
+    Settled,
+    ShownBid,
+    ThrowFailed,
+    TrickWon,
+    TrumpSet,
+    is_seat,
+)
 from chaodipi.play import FollowRule, check_throw
 from chaodipi.rules import FryTurns, FryVisibility, RuleSet
 from chaodipi.settlement import NORMAL_THRESHOLD, LastTrick, Settlement, settle
@@ -187,6 +203,11 @@ def _passes(check: Callable[..., None], *args: object) -> bool:
     except IllegalActionError:
         return False
     return True
+
+
+def _named(choose: str | None) -> Named | None:
+    """The payload of a bid or fry that names the trump (5h 5h), or None."""
+    return None if choose is None else Named(choose)
 
 
 def _not_a_seat(value: object) -> IllegalActionError:
@@ -762,7 +783,7 @@ class Hand:
         if valid and len(cards) == 2 and cards[0] is FIVE_HEARTS:
             self.red5_player = player
         # RULES §10.5: a dark bid's validity is told to nobody, its maker included, before frying ends
-        ev = Event(EventKind.BID, player, tuple(cards), detail=choose or "", valid=valid)
+        ev = Event(EventKind.BID, player, tuple(cards), detail=choose or "", valid=valid, data=_named(choose))
         self._bid_entries.append(len(self.log))
         self._record(ev)
         return ev
@@ -847,6 +868,7 @@ class Hand:
                     EventKind.KITTY_TRUMP,
                     cards=tuple(self.kitty[:turned]),
                     detail=f"trump {trump_text(self.trump)} from the kitty",
+                    data=TrumpSet(trump_text(self.trump)),
                 )
             )
         else:
@@ -1006,7 +1028,7 @@ class Hand:
         self.fry_passed = set()
         if valid and cards[0] is FIVE_HEARTS and len(cards) == 2:
             self.red5_player = player
-        ev = Event(EventKind.FRIED, player, tuple(cards), detail=choose or "", valid=valid)
+        ev = Event(EventKind.FRIED, player, tuple(cards), detail=choose or "", valid=valid, data=_named(choose))
         self._bid_entries.append(len(self.log))
         self._record(ev)
         self._give_kitty(player)
@@ -1060,6 +1082,7 @@ class Hand:
             self.trump_revealed = True
             # institute2023: the last fry's cards are shown after the first trick (RULES §10.5)
             self.bid_cards_revealed = not unordered
+            shown = tuple(ShownBid(p, f, b.cards, v) for p, b, v, f in self.bid_log) if self.bid_cards_revealed else ()
             history = "; ".join(
                 f"{'fry' if f else 'bid'} {p}: {format_cards(b.cards)}{'' if v else ' (void)'}"
                 for p, b, v, f in self.bid_log
@@ -1070,10 +1093,12 @@ class Hand:
                     standing.player,
                     standing.cards if self.bid_cards_revealed else (),
                     detail=f"trump {trump_text(self.trump)}" + (f"; {history}" if self.bid_cards_revealed else ""),
+                    data=TrumpSet(trump_text(self.trump), shown),
                 )
             )
         else:
-            self._record(Event(EventKind.FRYING_OVER, standing.player, detail=f"trump {trump_text(self.trump)}"))
+            trump = trump_text(self.trump)
+            self._record(Event(EventKind.FRYING_OVER, standing.player, detail=f"trump {trump}", data=TrumpSet(trump)))
         self._start_play()
 
     # -- play (RULES §5–§7) -----------------------------------------------------------------
@@ -1184,7 +1209,12 @@ class Hand:
                 self.adjustments.append((f"failed throw by player {player}", delta))
                 self._record(
                     Event(
-                        EventKind.THROW_FAILED, player, cards, delta, f"甩牌失败: must lead {format_cards(res.forced)}"
+                        EventKind.THROW_FAILED,
+                        player,
+                        cards,
+                        delta,
+                        f"甩牌失败: must lead {format_cards(res.forced)}",
+                        data=ThrowFailed(tuple(res.forced)),
                     )
                 )
                 cards = res.forced
@@ -1220,7 +1250,8 @@ class Hand:
         self.captured[0 if side is Side.DEALER else 1] += points
         rec = TrickRecord(self.leader, tuple(self.current), winner, points)
         self.tricks.append(rec)
-        self._record(Event(EventKind.TRICK, winner, (), points if side is Side.SCORING else 0, f"{points} points"))
+        scored = points if side is Side.SCORING else 0
+        self._record(Event(EventKind.TRICK, winner, (), scored, f"{points} points", data=TrickWon(points)))
         if not self.bid_cards_revealed and len(self.tricks) == 1:
             self.bid_cards_revealed = True
             st = self.standing
@@ -1249,7 +1280,9 @@ class Hand:
         if winner_side is Side.SCORING and self.kitty:
             mult = kitty_multiplier(lead_fmt, self.rules.kitty_multiplier)
             kou = kitty_pts * mult
-            self._record(Event(EventKind.KOU_DI, last.winner, tuple(self.kitty), kou, f"抠底 ×{mult}"))
+            self._record(
+                Event(EventKind.KOU_DI, last.winner, tuple(self.kitty), kou, f"抠底 ×{mult}", data=KouDi(mult))
+            )
         elif self.kitty:
             self._record(Event(EventKind.KITTY_SHOWN, None, tuple(self.kitty), detail="the dealer side kept the kitty"))
         # RULES §11.7 保红5: the last lead is the player's last 5h (or pair of 5h)
@@ -1286,7 +1319,8 @@ class Hand:
             escapes,
         )
         self.phase = Phase.OVER
-        self._record(Event(EventKind.SETTLED, None, (), 0, "; ".join(self.result.notes()) or f"p = {p}"))
+        notes = self.result.notes()
+        self._record(Event(EventKind.SETTLED, None, (), 0, "; ".join(notes) or f"p = {p}", data=Settled(notes)))
 
     def _escape_penalty(self, escape: Escape, settlement: Settlement) -> EscapePenalty:
         """The penalty of a seat that left, from the hand's settlement (RULES §13, §11.4)."""
@@ -1391,7 +1425,7 @@ class Hand:
         self.escapes.append(Escape(player, card_played, points, reached))
         side = None if self.dealer is None else self.side_of(player)
         words = _penalty_words(self.rules, side, card_played=card_played, reached=reached)
-        ev = Event(EventKind.LEFT, player, detail=f"逃跑: player {player} left; {words}")
+        ev = Event(EventKind.LEFT, player, detail=f"逃跑: player {player} left; {words}", data=Left(words))
         self._record(ev)
         return ev
 

@@ -14,7 +14,7 @@ history and each seat's events are all read from it. Every kind of action is an
 True
 >>> ev = Event(EventKind.BID, 1, tuple(parse_cards("8h 8h")), valid=True)
 >>> ev.seen_by(2, dark=True)
-Event(kind=<EventKind.BID: 'bid'>, player=1, cards=(), points=0, detail='', valid=None)
+Event(kind=<EventKind.BID: 'bid'>, player=1, cards=(), points=0, detail='', valid=None, data=None)
 """
 
 from __future__ import annotations
@@ -37,8 +37,17 @@ __all__ = [
     "ActionError",
     "ActionKind",
     "Event",
+    "EventData",
     "EventKind",
     "IllegalActionError",
+    "KouDi",
+    "Left",
+    "Named",
+    "Settled",
+    "ShownBid",
+    "ThrowFailed",
+    "TrickWon",
+    "TrumpSet",
     "Visibility",
     "is_seat",
 ]
@@ -268,13 +277,173 @@ _VISIBILITY = {
 HIDDEN_KINDS = frozenset(_VISIBILITY)
 
 
+# -- what an event says beyond its cards and points: one typed payload per kind that has one ----------------
+@dataclass(frozen=True, slots=True)
+class Named:
+    """A bid or fry of 5h 5h names the trump 叫主 (``bid``, ``fried``): ``s``, ``h``, ``c``, ``d`` or ``nt``."""
+
+    choose: str
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"choose": "s"}``."""
+        return {"choose": self.choose}
+
+
+@dataclass(frozen=True, slots=True)
+class ShownBid:
+    """One bid or fry of the hand as all are shown when frying ends in a dark game (RULES §10.5)."""
+
+    player: int
+    fry: bool
+    cards: tuple[Card, ...]
+    valid: bool
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"player": 1, "fry": false, "cards": "8h 8h", "valid": true}``."""
+        return {"player": self.player, "fry": self.fry, "cards": format_cards(self.cards), "valid": self.valid}
+
+
+@dataclass(frozen=True, slots=True)
+class TrumpSet:
+    """The trump is settled (``kitty_trump``: turned up from the kitty, RULES §9.4; ``frying_over``, §10.5).
+
+    ``trump``: ``s``, ``h``, ``c``, ``d`` or ``nt``; ``bids``: in a dark game whose bids are shown as
+    frying ends, every bid and fry of the hand with whether it stood (empty otherwise).
+    """
+
+    trump: str
+    bids: tuple[ShownBid, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"trump": "s"}``, with ``"bids": [...]`` when they are shown."""
+        out: dict[str, Any] = {"trump": self.trump}
+        if self.bids:
+            out["bids"] = [b.to_json() for b in self.bids]
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ThrowFailed:
+    """A throw 甩牌 that failed (RULES §6.4): ``forced``, what the player must lead instead."""
+
+    forced: tuple[Card, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"forced": "Ah"}``."""
+        return {"forced": format_cards(self.forced)}
+
+
+@dataclass(frozen=True, slots=True)
+class TrickWon:
+    """A finished trick (``trick``): ``won``, the points in it, whichever side took them (RULES §7)."""
+
+    won: int
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"won": 25}``."""
+        return {"won": self.won}
+
+
+@dataclass(frozen=True, slots=True)
+class KouDi:
+    """抠底 (``kou_di``, RULES §11.1): the kitty's points count ``multiplier`` times."""
+
+    multiplier: int
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"multiplier": 4}``."""
+        return {"multiplier": self.multiplier}
+
+
+@dataclass(frozen=True, slots=True)
+class Left:
+    """A player left the game 逃跑 (``left``, RULES §13): ``penalty``, what it costs, in words."""
+
+    penalty: str
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"penalty": "no penalty before the first card"}``."""
+        return {"penalty": self.penalty}
+
+
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """The hand is settled (``settled``, RULES §11): ``notes``, the settlement in words, line by line."""
+
+    notes: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"notes": ["...", "..."]}``."""
+        return {"notes": list(self.notes)}
+
+
+#: An event's typed payload: what it says beyond player, cards and points (None for most kinds).
+EventData = Named | TrumpSet | ThrowFailed | TrickWon | KouDi | Left | Settled
+
+
+def _data_from_json(kind: EventKind, obj: dict[str, Any]) -> EventData | None:
+    """The payload that :meth:`Event.to_json` wrote beside the other fields (None when it wrote none)."""
+    if kind in (EventKind.BID, EventKind.FRIED):
+        choose = obj.get("choose")
+        return None if choose is None else Named(_text(choose, "choose"))
+    if kind in (EventKind.KITTY_TRUMP, EventKind.FRYING_OVER):
+        if "trump" not in obj:
+            return None
+        bids = obj.get("bids", [])
+        if not isinstance(bids, list):
+            raise ValueError("bids must be a list")
+        return TrumpSet(_text(obj["trump"], "trump"), tuple(_shown_bid(b) for b in bids))
+    if kind is EventKind.THROW_FAILED and "forced" in obj:
+        return ThrowFailed(tuple(parse_cards(_text(obj["forced"], "forced"))))
+    if kind is EventKind.TRICK and "won" in obj:
+        return TrickWon(_whole(obj["won"], "won"))
+    if kind is EventKind.KOU_DI and "multiplier" in obj:
+        return KouDi(_whole(obj["multiplier"], "multiplier"))
+    if kind is EventKind.LEFT and "penalty" in obj:
+        return Left(_text(obj["penalty"], "penalty"))
+    if kind is EventKind.SETTLED and "notes" in obj:
+        notes = obj["notes"]
+        if not isinstance(notes, list):
+            raise ValueError("notes must be a list of texts")
+        return Settled(tuple(_text(n, "a note") for n in notes))
+    return None
+
+
+def _text(value: object, what: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{what} must be a text, not {value!r}")
+    return value
+
+
+def _whole(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{what} must be a whole number, not {value!r}")
+    return value
+
+
+def _shown_bid(obj: object) -> ShownBid:
+    if not isinstance(obj, dict):
+        raise ValueError(f"a shown bid must be an object, not {obj!r}")
+    valid, fry = obj.get("valid"), obj.get("fry")
+    if not isinstance(valid, bool) or not isinstance(fry, bool):
+        raise ValueError("a shown bid's fry and valid must be true or false")
+    return ShownBid(
+        _seat(obj.get("player"), "a shown bid's player"),
+        fry,
+        tuple(parse_cards(_text(obj.get("cards"), "cards"))),
+        valid,
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     """Something that happened in a hand: an action's effect or a step of the engine.
 
     ``player`` who, ``cards`` which cards, ``points`` a change to the scoring side's total,
-    ``detail`` words for the log, ``valid`` whether a bid or fry stood when it was made
-    (None for other events; hidden in dark games until frying ends, RULES §10.5).
+    ``detail`` words for a log (for people: nothing reads them), ``valid`` whether a bid or fry stood
+    when it was made (None for other events; hidden in dark games until frying ends, RULES §10.5),
+    ``data`` what the event says beyond these, typed (:data:`EventData`: the trump set, the trick's
+    points, the cards a failed throw must lead …), for every reader that needs it.
     """
 
     kind: EventKind
@@ -283,6 +452,7 @@ class Event:
     points: int = 0
     detail: str = ""
     valid: bool | None = None
+    data: EventData | None = None
 
     def seen_by(self, seat: int, *, dark: bool) -> Event | None:
         """The event as ``seat`` sees it: all of it, only that it happened, or nothing (None)."""
@@ -294,7 +464,9 @@ class Event:
         if not dark:
             return self
         if self.player == seat:  # one's own dark bid: its cards, but not whether it stands
-            return self if self.valid is None else Event(self.kind, self.player, self.cards, detail=self.detail)
+            if self.valid is None:
+                return self
+            return Event(self.kind, self.player, self.cards, detail=self.detail, data=self.data)
         return Event(self.kind, self.player)
 
     def describe(self) -> str:
@@ -306,7 +478,8 @@ class Event:
         return f"{who}{self.kind.value}{cards}{pts}{extra}"
 
     def to_json(self) -> dict[str, Any]:
-        """The wire form: ``{"e": kind, "p": player, "cards": "…", "points": n, "detail": "…", "valid": b}``."""
+        """The wire form: ``{"e": kind, "p": player, "cards": "…", "points": n, "detail": "…", "valid": b}``,
+        and the payload's fields beside them (``"trump": "s"``, ``"won": 25`` …: :data:`EventData`)."""
         out: dict[str, Any] = {"e": self.kind.value}
         if self.player is not None:
             out["p"] = self.player
@@ -318,6 +491,8 @@ class Event:
             out["detail"] = self.detail
         if self.valid is not None:
             out["valid"] = self.valid
+        if self.data is not None:
+            out.update(self.data.to_json())
         return out
 
     @classmethod
@@ -336,6 +511,7 @@ class Event:
             valid = obj.get("valid")
             if not isinstance(points, int) or not isinstance(detail, str) or valid not in (None, True, False):
                 raise ValueError("points, detail or valid of the wrong type")
+            data = _data_from_json(kind, obj)
         except (KeyError, ValueError, TypeError) as exc:
             raise ActionError(f"not an event: {obj!r} ({exc})") from None
-        return cls(kind, player, cards, points, detail, valid)
+        return cls(kind, player, cards, points, detail, valid, data)

@@ -36,6 +36,7 @@ from typing import Any
 from chaodipi.cards import Card, format_cards
 from chaodipi.game import MAX_HANDS, Game
 from chaodipi.hand import Action, Hand, Phase
+from chaodipi.log import EventData, Left, Named, TrickWon, TrumpSet
 from chaodipi.rules import RuleSet
 from chaodipi.trump import trump_words
 
@@ -504,6 +505,17 @@ def _cut(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _frying_over(data: EventData | None) -> str:
+    """The end of frying in words: the trump, and in a dark game whose bids are shown, every bid (RULES §10.5)."""
+    if not isinstance(data, TrumpSet):
+        return "trump settled"
+    bids = "".join(
+        f"; {'fry' if b.fry else 'bid'} {b.player}: {format_cards(b.cards)}{'' if b.valid else ' (void)'}"
+        for b in data.bids
+    )
+    return f"trump {data.trump}{bids}"
+
+
 def _seat(seat: int | None) -> str:
     return "-" if seat is None else f"{SEAT_NAMES[seat]} ({seat})"
 
@@ -524,32 +536,35 @@ def describe_hand(number: int, hand: Hand) -> Iterator[str]:
     for e in hand.iter_events():
         if e.kind == "bid":
             kind = "bid 亮主/反主" if e.valid else "void bid (dark) 无效"
-            naming = f" naming {e.detail}" if e.detail else ""
+            naming = f" naming {e.data.choose}" if isinstance(e.data, Named) else ""
             yield f"   {kind}: {_seat(e.player)} shows {format_cards(e.cards)}{naming}"
         elif e.kind == "closed":
             yield f"   bidding closed: dealer 庄家 {_seat(e.player)}"
         elif e.kind == "kitty_trump":
-            yield f"   nobody bid: {e.detail} (kitty 底牌 {format_cards(e.cards)})"
+            turned = f"trump {e.data.trump} from the kitty" if isinstance(e.data, TrumpSet) else "trump from the kitty"
+            yield f"   nobody bid: {turned} (kitty 底牌 {format_cards(e.cards)})"
         elif e.kind == "kitty_taken":
             yield f"   {_seat(e.player)} picks up the kitty 底牌: {format_cards(e.cards)}"
         elif e.kind == "buried":
             yield f"   {_seat(e.player)} buries 扣底: {format_cards(e.cards)}"
         elif e.kind == "fried":
-            naming = f" naming {e.detail}" if e.detail else ""
+            naming = f" naming {e.data.choose}" if isinstance(e.data, Named) else ""
             yield f"   {_seat(e.player)} fries 炒底 with {format_cards(e.cards)}{naming}"
         elif e.kind == "passed":
             yield f"   {_seat(e.player)} passes"
         elif e.kind == "frying_over":
-            yield f"   frying over: {e.detail}"
+            yield f"   frying over: {_frying_over(e.data)}"
         elif e.kind == "left":
-            yield f"   {_seat(e.player)} leaves the game 逃跑 ({e.detail.partition('; ')[2]}); a bot plays on"
+            penalty = e.data.penalty if isinstance(e.data, Left) else "penalty at the settlement"
+            yield f"   {_seat(e.player)} leaves the game 逃跑 ({penalty}); a bot plays on"
         elif e.kind == "played":
             if not plays and tricks == 0:
                 yield f"   trump 主: {trump}; order: {hand.trump_order.order_text()}"
             plays.append(f"{SEAT_NAMES[e.player or 0][0]}:{format_cards(e.cards)}")
         elif e.kind == "trick":
             tricks += 1
-            yield f"   trick {tricks:2}: {'  '.join(plays)}  → {SEAT_NAMES[e.player or 0]} wins {e.detail}"
+            won = e.data.won if isinstance(e.data, TrickWon) else 0
+            yield f"   trick {tricks:2}: {'  '.join(plays)}  → {SEAT_NAMES[e.player or 0]} wins {won} points"
             plays = []
         elif e.kind not in ("dealt", "settled", "redeal"):
             yield f"   {e.describe()}"

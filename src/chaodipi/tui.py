@@ -32,7 +32,7 @@ from chaodipi.driver import Decider, by_view, run_hand
 from chaodipi.game import Game, team_of
 from chaodipi.hand import Action, Hand, IllegalActionError, Phase, View
 from chaodipi.levels import Progress, Side
-from chaodipi.log import ActionKind, Event, EventKind
+from chaodipi.log import ActionKind, Event, EventKind, KouDi, Named, ThrowFailed, TrickWon, TrumpSet
 from chaodipi.rules import RuleSet
 from chaodipi.settlement import SpecialEnding
 from chaodipi.trump import EFFECTIVE_SUITS, parse_trump, suit_words, trump_words
@@ -269,7 +269,7 @@ class TerminalGame:
             if not e.cards:  # a dark bid: the table sees only that it was made
                 verb = "fries (dark: cards hidden) 暗炒底" if fry else "declares (dark: cards hidden) 暗亮主"
                 return f"{who} {verb}{takes}"
-            naming = f" naming 叫 {trump_words(parse_trump(e.detail)[1])}" if e.detail else ""
+            naming = f" naming 叫 {trump_words(parse_trump(e.data.choose)[1])}" if isinstance(e.data, Named) else ""
             return f"{who} {'fries 炒底 with' if fry else 'declares 亮主'} {cards}{naming}{takes}"
         if k is EventKind.PASSED:
             return f"{who} does not fry 不炒"
@@ -278,7 +278,8 @@ class TerminalGame:
         if k is EventKind.REDEAL:
             return "nobody declared: the cards are dealt again 流庄重新发牌"
         if k is EventKind.KITTY_TRUMP:
-            return f"nobody declared: the kitty is turned up 翻底 {cards} → trump 主 {_seat_words(e.detail)}"
+            turned = trump_words(parse_trump(e.data.trump)[1]) if isinstance(e.data, TrumpSet) else ""
+            return f"nobody declared: the kitty is turned up 翻底 {cards} → trump 主 {turned}"
         if k is EventKind.KITTY_TAKEN:
             return f"you pick up the kitty 拿底牌: {cards} (marked * in your hand)"
         if k is EventKind.BURIED:
@@ -300,7 +301,7 @@ class TerminalGame:
         if k is EventKind.RED5_SHOWN:
             return f"{who} shows 5h 5h against the flag hand 亮红桃5对"
         if k is EventKind.THROW_FAILED:
-            forced = e.detail.split("must lead ")[-1]
+            forced = format_cards(e.data.forced) if isinstance(e.data, ThrowFailed) else ""
             return f"{who} throws 甩牌 {cards} — it fails 甩牌失败: must lead {forced}; penalty 罚分 {e.points:+d}"
         if k is EventKind.FORCED_RED5:
             return f"逼红5: {who} had to play {cards} ({e.points:+d})"
@@ -309,9 +310,11 @@ class TerminalGame:
         if k is EventKind.TRICK:
             t = hand.tricks[-1] if hand.tricks else None
             plays = "" if t is None else "   ".join(f"{SHORT[p]}: {format_cards(c)}" for p, c in t.plays)
-            return f"trick 第{len(hand.tricks)}轮: {plays}   → {who} wins 赢 {e.detail}"
+            won = e.data.won if isinstance(e.data, TrickWon) else 0
+            return f"trick 第{len(hand.tricks)}轮: {plays}   → {who} wins 赢 {won} points"
         if k is EventKind.KOU_DI:
-            return f"抠底 kou di by {who}: the kitty 底牌 {cards} counts {e.detail} = {e.points:+d}"
+            times = e.data.multiplier if isinstance(e.data, KouDi) else 1
+            return f"抠底 kou di by {who}: the kitty 底牌 {cards} counts 抠底 ×{times} = {e.points:+d}"
         if k is EventKind.KITTY_SHOWN:
             return f"the dealer side keeps the kitty 保底: {cards}"
         return ""  # dealt, played (shown as tricks), settled (the settlement screen)
