@@ -30,6 +30,7 @@ ENGINE = [
     "bidding",
     "settlement",
     "levels",
+    "outcome",
     "log",
     "view",
     "hand",

@@ -16,9 +16,10 @@ from chaodipi.bots import make_bot
 from chaodipi.cards import Rank, Suit, parse_cards
 from chaodipi.driver import Decider, by_view, run_hand
 from chaodipi.game import Game, team_of
-from chaodipi.hand import Escape, EscapePenalty, Hand, HandResult, Phase, escape_penalty, seat_side
-from chaodipi.levels import Progress, Side
+from chaodipi.hand import Hand, Phase
+from chaodipi.levels import Progress, Side, seat_side
 from chaodipi.log import Action, ActionError, ActionKind, Event, EventKind, IllegalActionError, Left, Visibility
+from chaodipi.outcome import Escape, EscapePenalty, HandResult, escape_penalty
 from chaodipi.record import RecordError, describe_game, game_record, replay
 from chaodipi.rules import RuleSet
 from chaodipi.settlement import NORMAL_THRESHOLD

@@ -19,9 +19,10 @@ from chaodipi.bidding import BidError
 from chaodipi.cards import Card, CardError, Rank, Suit, format_cards, parse_cards
 from chaodipi.driver import DecisionError, by_view, run_hand
 from chaodipi.game import Game, GameError, Match
-from chaodipi.hand import DecisionKind, Hand, HandResult, Pending
+from chaodipi.hand import DecisionKind, Hand, Pending
 from chaodipi.levels import Progress, SettlementError, Side
 from chaodipi.log import Action, ActionError, ActionKind, Event, EventKind, IllegalActionError, Visibility
+from chaodipi.outcome import HandResult
 from chaodipi.play import FollowRule, check_throw
 from chaodipi.record import RecordError, game_record, load_record, replay
 from chaodipi.referee import RefereeError, answer

@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chaodipi.cards import Card, Rank, shuffled_deck
-from chaodipi.hand import Hand, HandResult, IllegalActionError, Phase
+from chaodipi.hand import Hand, IllegalActionError, Phase
 from chaodipi.levels import Progress, Side
 from chaodipi.log import is_seat
+from chaodipi.outcome import HandResult
 from chaodipi.rules import RuleSet
 
 __all__ = ["Game", "GameError", "Match", "team_of"]

@@ -69,9 +69,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any, ClassVar, NamedTuple
+from typing import ClassVar, NamedTuple
 
 from chaodipi.bidding import (
     Bid,
@@ -85,7 +85,7 @@ from chaodipi.bidding import (
 )
 from chaodipi.cards import Card, Rank, Suit, format_cards, points_of
 from chaodipi.leads import unit_leads
-from chaodipi.levels import Progress, Side
+from chaodipi.levels import Progress, Side, seat_side
 from chaodipi.log import (
     HIDDEN_KINDS,
     Action,
@@ -103,24 +103,22 @@ from chaodipi.log import (
     TrumpSet,
     is_seat,
 )
+from chaodipi.outcome import RED5_PENALTY, Escape, HandResult, hand_result, penalty_words
 from chaodipi.play import FollowRule, check_throw
 from chaodipi.rules import FryTurns, FryVisibility, RuleSet
-from chaodipi.settlement import NORMAL_THRESHOLD, LastTrick, Settlement, settle
-from chaodipi.trick import TrickState, kitty_multiplier, trick_state
+from chaodipi.settlement import NORMAL_THRESHOLD
+from chaodipi.trick import TrickState, trick_state
 from chaodipi.trump import FIVE_HEARTS, TrumpOrder, trump_text
 from chaodipi.units import Format, PlayError, decompose
-from chaodipi.view import BidEntry, BidOption, Legal, Outcome, Phase, TrickRecord, View
+from chaodipi.view import BidEntry, BidOption, Legal, Phase, TrickRecord, View
 
 __all__ = [
     "Action",
     "ActionKind",
     "DecisionKind",
-    "Escape",
-    "EscapePenalty",
     "Event",
     "EventKind",
     "Hand",
-    "HandResult",
     "IllegalActionError",
     "Legal",
     "Pending",
@@ -129,8 +127,6 @@ __all__ = [
     "TrustedChecks",
     "TrustedPlayError",
     "View",
-    "escape_penalty",
-    "seat_side",
 ]
 
 
@@ -152,7 +148,6 @@ class TrustedChecks:
     on: ClassVar[bool] = os.environ.get("CHAODIPI_CHECK_TRUSTED", "") not in ("", "0")
 
 
-RED5_PENALTY = 50  # RULES §11.7: 逼红5 / 保红5, per 5h
 KITTY_SIZE = 8
 
 
@@ -213,161 +208,6 @@ def _named(choose: str | None) -> Named | None:
 def _not_a_seat(value: object) -> IllegalActionError:
     """The error for a player (or seat) that is not one of 0..3 (a bool is not a seat)."""
     return IllegalActionError(f"a player is a seat 0..3, not {value!r}")
-
-
-def seat_side(seat: int, dealer: int) -> Side:
-    """The side of a seat in a hand dealt by ``dealer`` (partners sit opposite, RULES §1)."""
-    return Side.DEALER if (seat - dealer) % 2 == 0 else Side.SCORING
-
-
-# -- leaving a game in progress 逃跑 (RULES §13) ------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Escape:
-    """A seat that left the hand (逃跑, RULES §13), and how the hand stood when it left.
-
-    ``card_played``: whether any card had been played (a finished trick, or a card of the
-    current one). ``points``: the scoring side's points so far, its captured trick points plus
-    the adjustments so far (what p would be now, without kitty points). ``reached`` (the rule
-    book's ``t``): whether ``points`` reached the threshold at which the scoring side takes the
-    table (80; in a flag hand the option ``flag_threshold``, RULES §11.2, §11.6).
-    """
-
-    player: int
-    card_played: bool
-    points: int
-    reached: bool
-
-
-@dataclass(frozen=True, slots=True)
-class EscapePenalty:
-    """What a seat that left pays, worked out when the hand is settled (RULES §13).
-
-    ``side``: the leaver's side in the hand; ``card_played`` and ``reached`` (``t``) as in its
-    :class:`Escape`; ``normal_loss``: the credits its side loses in the hand's settlement (0 when
-    the side gains, or without the ``credits`` option); ``penalty``: the credits it is charged
-    (:func:`escape_penalty`); ``charged``: whether the penalty replaces the seat's share of its
-    side's credits (a card had been played and the rules set an ``escape_penalty``).
-    """
-
-    player: int
-    side: Side
-    card_played: bool
-    reached: bool
-    normal_loss: int
-    penalty: int
-    charged: bool
-
-    def to_json(self) -> dict[str, Any]:
-        """The record form: ``{"player": 2, "penalty": 15}``."""
-        return {"player": self.player, "penalty": self.penalty}
-
-
-def escape_penalty(rules: RuleSet, side: Side, *, card_played: bool, reached: bool, side_credits: int | None) -> int:
-    """The credits a seat that left pays (逃跑, RULES §13), with P = ``rules.escape_penalty``.
-
-    No penalty without the option (P None) or before the first card. Otherwise, with ``reached``
-    the rule book's ``t`` and the normal loss max(0, −``side_credits``) (0 when the rules keep no
-    credits, ``side_credits`` None): a dealer-side leaver pays exactly P if not ``t``, else
-    max(P, normal loss); a scoring-side leaver pays max(P, normal loss) if not ``t``, else exactly P.
-
-    >>> anchao = RuleSet.preset("anchao")
-    >>> escape_penalty(anchao, Side.DEALER, card_played=True, reached=False, side_credits=-20)
-    15
-    >>> escape_penalty(anchao, Side.DEALER, card_played=True, reached=True, side_credits=-20)
-    20
-    >>> escape_penalty(anchao, Side.SCORING, card_played=False, reached=False, side_credits=-20)
-    0
-    """
-    penalty = rules.escape_penalty
-    if penalty is None or not card_played:
-        return 0
-    loss = max(0, -side_credits) if side_credits is not None else 0
-    at_least = reached if side is Side.DEALER else not reached
-    return max(penalty, loss) if at_least else penalty
-
-
-def _penalty_words(rules: RuleSet, side: Side | None, *, card_played: bool, reached: bool) -> str:
-    """The penalty a leaver faces, in words, as the table is told when it leaves."""
-    penalty = rules.escape_penalty
-    if not card_played:
-        return "no penalty before the first card"
-    if penalty is None:
-        return "these rules set no penalty"
-    assert side is not None  # a card has been played: the dealer is known
-    if reached if side is Side.DEALER else not reached:
-        return f"penalty at least {penalty} credits (the hand's normal loss if larger)"
-    return f"penalty {penalty} credits"
-
-
-# -- records -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class HandResult:
-    """The end of a hand: the scoring side's total p and its parts, and the settlement (RULES §11.1)."""
-
-    dealer: int
-    trick_points: int  # points the scoring side won in tricks
-    dealer_trick_points: int  # points the dealer side captured (they do not count)
-    kitty_points: int
-    kou_di: int  # kitty points × multiplier, when the scoring side won the last trick
-    multiplier: int
-    adjustments: tuple[tuple[str, int], ...]  # throw penalties, dark fries, red 5s
-    points: int  # p
-    settlement: Settlement
-    escapes: tuple[EscapePenalty, ...] = field(default_factory=tuple)  # seats that left (RULES §13)
-
-    def notes(self) -> tuple[str, ...]:
-        """The settlement explained in words, then what each seat that left pays (the ``settled`` event)."""
-        notes = list(self.settlement.events)
-        for e in self.escapes:
-            if e.charged:
-                notes.append(f"逃跑: player {e.player} pays {e.penalty} credits")
-            else:
-                notes.append(f"逃跑: player {e.player} left, no penalty")
-        return tuple(notes)
-
-    def outcome(self, before: tuple[Progress, Progress]) -> Outcome:
-        """What every seat is shown of the result once the hand is over (``View.result``);
-        ``before``: the dealer side's and the scoring side's progress before the hand."""
-        s = self.settlement
-        return Outcome(
-            points=self.points,
-            threshold=s.threshold,
-            trick_points=self.trick_points,
-            kitty_points=self.kitty_points,
-            kou_di=self.kou_di,
-            multiplier=self.multiplier,
-            adjustments=self.adjustments,
-            gainer=s.gainer,
-            nominal_gain=s.nominal_gain,
-            special=None if s.special is None else s.special.value,
-            before=before,
-            after=(s.dealer, s.scoring),
-            table=s.table,
-            next_hand=s.next_hand.value,
-            game_winner=s.game_winner,
-            credits=s.credits,
-            escapes=tuple((e.player, e.penalty if e.charged else 0) for e in self.escapes),
-            notes=self.notes(),
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        """The record form of the result (docs/record-format.md); ``escapes`` only when a seat left."""
-        out: dict[str, Any] = {
-            "dealer": self.dealer,
-            "points": self.points,
-            "trick_points": self.trick_points,
-            "kou_di": self.kou_di,
-            "multiplier": self.multiplier,
-            "adjustments": [list(a) for a in self.adjustments],
-            "settlement": self.settlement.to_json(),
-        }
-        if self.escapes:
-            out["escapes"] = [e.to_json() for e in self.escapes]
-        return out
 
 
 # -- the hand ----------------------------------------------------------------------------
@@ -1259,86 +1099,46 @@ class Hand:
                 self._record(
                     Event(EventKind.BID_SHOWN, st.player, st.cards, detail="the last fry's cards (RULES §10.5)")
                 )
-        last_plays = self.current
         self.leader = winner
         self.current = []
         self.trick = None
         if not self.hands[winner]:
-            self._finish_hand(rec, last_plays)
+            self._finish_hand()
         else:
             self.lead_format = None
 
-    def _finish_hand(self, last: TrickRecord, plays: list[tuple[int, tuple[Card, ...]]]) -> None:
+    def _finish_hand(self) -> None:
+        """The last trick is over: 抠底 or the kitty shown, 保红5, then the result (outcome.py)."""
         assert self.dealer is not None
-        lead_cards = plays[0][1]
-        lead_fmt = decompose(lead_cards, self.trump_order, lead=True)
-        winner_side = self.side_of(last.winner)
-        winning_play = next(c for p, c in plays if p == last.winner)
-        kitty_pts = points_of(self.kitty)
-        mult = 0
-        kou = 0
-        if winner_side is Side.SCORING and self.kitty:
-            mult = kitty_multiplier(lead_fmt, self.rules.kitty_multiplier)
-            kou = kitty_pts * mult
-            self._record(
-                Event(EventKind.KOU_DI, last.winner, tuple(self.kitty), kou, f"抠底 ×{mult}", data=KouDi(mult))
-            )
+        result = hand_result(
+            self.rules,
+            dealer=self.dealer,
+            trump_order=self.trump_order,
+            dealer_progress=self.dealer_progress,
+            scoring_progress=self.scoring_progress,
+            flag_failures=self.flag_failures,
+            tricks=self.tricks,
+            kitty=self.kitty,
+            captured=(self.captured[0], self.captured[1]),
+            adjustments=self.adjustments,
+            red5_player=self.red5_player,
+            escapes=self.escapes,
+        )
+        last = self.tricks[-1]
+        if self.kitty and self.side_of(last.winner) is Side.SCORING:
+            kou = Event(EventKind.KOU_DI, last.winner, tuple(self.kitty), result.kou_di, f"抠底 ×{result.multiplier}")
+            self._record(replace(kou, data=KouDi(result.multiplier)))
         elif self.kitty:
             self._record(Event(EventKind.KITTY_SHOWN, None, tuple(self.kitty), detail="the dealer side kept the kitty"))
-        # RULES §11.7 保红5: the last lead is the player's last 5h (or pair of 5h)
-        if self.rules.red5_bonus and lead_cards and all(c is FIVE_HEARTS for c in lead_cards):
-            leader = plays[0][0]
-            bonus = RED5_PENALTY * len(lead_cards) * (1 if self.side_of(leader) is Side.SCORING else -1)
-            self.adjustments.append((f"保红5: player {leader} kept 5h to the end", bonus))
+        for _, bonus in result.adjustments[len(self.adjustments) :]:  # 保红5 (RULES §11.7)
+            leader, lead_cards = last.plays[0]
             self._record(Event(EventKind.KEPT_RED5, leader, lead_cards, bonus, "保红5"))
-        p = self.captured[1] + kou + sum(d for _, d in self.adjustments)
-        red5 = None
-        if self.rules.double_red5 and self.red5_player is not None:
-            red5 = self.side_of(self.red5_player)
-        settlement = settle(
-            self.rules,
-            p,
-            self.dealer_progress,
-            self.scoring_progress,
-            flag_failures=self.flag_failures,
-            last_trick=LastTrick(winner_side, tuple(lead_cards), tuple(winning_play)),
-            double_red5=red5,
-            trump=self.trump_order,
-        )
-        escapes = tuple(self._escape_penalty(e, settlement) for e in self.escapes)
-        self.result = HandResult(
-            self.dealer,
-            self.captured[1],
-            self.captured[0],
-            kitty_pts,
-            kou,
-            mult,
-            tuple(self.adjustments),
-            p,
-            settlement,
-            escapes,
-        )
+        self.adjustments = list(result.adjustments)
+        self.result = result
         self.phase = Phase.OVER
-        notes = self.result.notes()
+        notes = result.notes()
+        p = result.points
         self._record(Event(EventKind.SETTLED, None, (), 0, "; ".join(notes) or f"p = {p}", data=Settled(notes)))
-
-    def _escape_penalty(self, escape: Escape, settlement: Settlement) -> EscapePenalty:
-        """The penalty of a seat that left, from the hand's settlement (RULES §13, §11.4)."""
-        side = self.side_of(escape.player)
-        credits = settlement.credits
-        side_credits = None if credits is None else credits[0 if side is Side.DEALER else 1]
-        penalty = escape_penalty(
-            self.rules, side, card_played=escape.card_played, reached=escape.reached, side_credits=side_credits
-        )
-        return EscapePenalty(
-            escape.player,
-            side,
-            escape.card_played,
-            escape.reached,
-            0 if side_credits is None else max(0, -side_credits),
-            penalty,
-            escape.card_played and self.rules.escape_penalty is not None,
-        )
 
     # -- flag hand: showing 5h 5h (RULES §11.5) ----------------------------------------------
     def verify_show_red5(self, player: object) -> None:
@@ -1424,7 +1224,7 @@ class Hand:
         reached = points >= self.threshold
         self.escapes.append(Escape(player, card_played, points, reached))
         side = None if self.dealer is None else self.side_of(player)
-        words = _penalty_words(self.rules, side, card_played=card_played, reached=reached)
+        words = penalty_words(self.rules, side, card_played=card_played, reached=reached)
         ev = Event(EventKind.LEFT, player, detail=f"逃跑: player {player} left; {words}", data=Left(words))
         self._record(ev)
         return ev

@@ -19,7 +19,7 @@ except ImportError:  # pragma: no cover - mypy (a dev dependency) brings mypy_ex
 
 from chaodipi.cards import CardError, Rank
 
-__all__ = ["FLAG", "Progress", "SettlementError", "Side", "format_level", "parse_level"]
+__all__ = ["FLAG", "Progress", "SettlementError", "Side", "format_level", "parse_level", "seat_side"]
 
 #: The level text of a side that has passed A under the ``flag`` option (扛旗).
 FLAG = "flag"
@@ -133,3 +133,8 @@ class Progress:
 
     def __str__(self) -> str:
         return f"{self.level_text} (circle {self.circle})"
+
+
+def seat_side(seat: int, dealer: int) -> Side:
+    """The side of a seat in a hand dealt by ``dealer`` (partners sit opposite, RULES §1)."""
+    return Side.DEALER if (seat - dealer) % 2 == 0 else Side.SCORING
