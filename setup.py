@@ -30,6 +30,7 @@ ENGINE = [
     "bidding",
     "settlement",
     "levels",
+    "observe",
     "outcome",
     "log",
     "view",

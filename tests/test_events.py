@@ -21,6 +21,7 @@ from chaodipi.log import (
     TrickWon,
     TrumpSet,
 )
+from chaodipi.observe import seen_by
 from chaodipi.rules import PRESETS, RuleSet
 from chaodipi.simulate import RandomPolicy
 
@@ -83,9 +84,9 @@ def test_older_events_without_payload_still_read() -> None:
 
 def test_a_dark_bid_hides_its_named_trump_from_the_others() -> None:
     ev = Event(EventKind.BID, 1, tuple(P("5h 5h")), detail="s", valid=True, data=Named("s"))
-    seen = ev.seen_by(2, dark=True)
+    seen = seen_by(ev, 2, dark=True)
     assert seen is not None and seen.data is None and not seen.detail and not seen.cards
-    own = ev.seen_by(1, dark=True)
+    own = seen_by(ev, 1, dark=True)
     assert own is not None and own.data == Named("s") and own.valid is None
 
 

@@ -9,7 +9,7 @@ import pytest
 import conftest
 from chaodipi.cards import Rank, Suit, parse_cards
 from chaodipi.hand import Event, EventKind, Hand, IllegalActionError, Phase
-from chaodipi.log import Visibility
+from chaodipi.observe import Visibility, seen_by, visibility
 from chaodipi.rules import RuleSet
 from chaodipi.settlement import Progress, Side
 from chaodipi.view import BidOption
@@ -151,7 +151,7 @@ def test_dark_fry_failure_on_each_side() -> None:
         cards = P("8c 8c") if fryer == 2 else P("8d 8d")
         ev = hand.fry(fryer, cards)  # anchao order C<D<S<H: clubs and diamonds are below spades
         other = 1 if fryer == 2 else 2
-        assert ev.kind is EventKind.FRIED and ev.seen_by(other, dark=True) == Event(EventKind.FRIED, fryer)
+        assert ev.kind is EventKind.FRIED and seen_by(ev, other, dark=True) == Event(EventKind.FRIED, fryer)
         hand.bury(fryer, hand.hands[fryer][:8])
         while hand.phase == Phase.FRY:
             hand.pass_fry(hand.fry_next or 0)
@@ -254,7 +254,7 @@ def test_failed_throw_on_each_side(leader: int, sign: int) -> None:
     ev = hand.play(leader, P("Ah Qh"))
     assert ev.cards == tuple(P("Qh"))  # the forced play: the failing unit
     fail = [e for e in hand.iter_events() if e.kind == "throw_failed"]
-    assert fail and fail[0].points == sign * 20 and fail[0].kind.visibility is Visibility.PUBLIC
+    assert fail and fail[0].points == sign * 20 and visibility(fail[0].kind) is Visibility.PUBLIC
     assert fail[0].cards == tuple(P("Ah Qh"))
     assert hand.adjustments == [(f"failed throw by player {leader}", sign * 20)]
     assert P("Ah")[0] in hand.hands[leader]  # the rest goes back to the hand

@@ -18,7 +18,8 @@ from chaodipi.driver import Decider, by_view, run_hand
 from chaodipi.game import Game, team_of
 from chaodipi.hand import Hand, Phase
 from chaodipi.levels import Progress, Side, seat_side
-from chaodipi.log import Action, ActionError, ActionKind, Event, EventKind, IllegalActionError, Left, Visibility
+from chaodipi.log import Action, ActionError, ActionKind, Event, EventKind, IllegalActionError, Left
+from chaodipi.observe import Visibility, seen_by, visibility
 from chaodipi.outcome import Escape, EscapePenalty, HandResult, escape_penalty
 from chaodipi.record import RecordError, describe_game, game_record, replay
 from chaodipi.rules import RuleSet
@@ -69,12 +70,12 @@ def test_a_leave_with_cards_cannot_be_built() -> None:
 
 
 def test_the_left_event_is_public_and_reads_back() -> None:
-    assert EventKind.LEFT.visibility is Visibility.PUBLIC
+    assert visibility(EventKind.LEFT) is Visibility.PUBLIC
     ev = Event(EventKind.LEFT, 2, detail="逃跑: player 2 left; penalty 15 credits")
     assert ev.to_json() == {"e": "left", "p": 2, "detail": "逃跑: player 2 left; penalty 15 credits"}
     assert Event.from_json(ev.to_json()) == ev
     for seat in range(4):
-        assert ev.seen_by(seat, dark=True) == ev
+        assert seen_by(ev, seat, dark=True) == ev
 
 
 # -- the penalty table (RULES §13) -----------------------------------------------------------

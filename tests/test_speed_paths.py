@@ -21,6 +21,7 @@ from chaodipi.driver import run_hand
 from chaodipi.game import Game
 from chaodipi.hand import Event, Hand, Phase, TrustedChecks, TrustedPlayError
 from chaodipi.leads import LeadChoices, unit_leads
+from chaodipi.observe import seen_by
 from chaodipi.rules import PRESET_NAMES, RuleSet
 from chaodipi.settlement import Progress
 from chaodipi.simulate import RandomPolicy
@@ -62,7 +63,7 @@ def test_kept_views_equal_views_built_from_scratch(preset: str, seed: int, gap: 
     for seat in range(4):
         assert hand.view(seat) == hand.fresh_view(seat)
         dark = hand.dark
-        tail = [e.seen_by(seat, dark=dark) for e in hand.log[7:] if isinstance(e, Event)]
+        tail = [seen_by(e, seat, dark=dark) for e in hand.log[7:] if isinstance(e, Event)]
         assert hand.visible_events(seat, 7) == [e for e in tail if e is not None]
 
 

@@ -21,7 +21,8 @@ from chaodipi.driver import DecisionError, by_view, run_hand
 from chaodipi.game import Game, GameError, Match
 from chaodipi.hand import DecisionKind, Hand, Pending
 from chaodipi.levels import Progress, SettlementError, Side
-from chaodipi.log import Action, ActionError, ActionKind, Event, EventKind, IllegalActionError, Visibility
+from chaodipi.log import Action, ActionError, ActionKind, Event, EventKind, IllegalActionError
+from chaodipi.observe import Visibility
 from chaodipi.outcome import HandResult
 from chaodipi.play import FollowRule, check_throw
 from chaodipi.record import RecordError, game_record, load_record, replay

@@ -71,23 +71,20 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import ClassVar, NamedTuple
+from typing import ClassVar
 
 from chaodipi.bidding import (
     Bid,
     Bidding,
     BidError,
     BidKind,
-    StandingBid,
     classify_bid,
     kitty_trump_turned,
     parse_choice,
 )
 from chaodipi.cards import Card, Rank, Suit, format_cards, points_of
-from chaodipi.leads import unit_leads
 from chaodipi.levels import Progress, Side, seat_side
 from chaodipi.log import (
-    HIDDEN_KINDS,
     Action,
     ActionKind,
     Event,
@@ -101,16 +98,17 @@ from chaodipi.log import (
     ThrowFailed,
     TrickWon,
     TrumpSet,
-    is_seat,
+    checked_seat,
 )
+from chaodipi.observe import KITTY_SIZE, SeatViews
 from chaodipi.outcome import RED5_PENALTY, Escape, HandResult, hand_result, penalty_words
 from chaodipi.play import FollowRule, check_throw
-from chaodipi.rules import FryTurns, FryVisibility, RuleSet
+from chaodipi.rules import FryTurns, RuleSet
 from chaodipi.settlement import NORMAL_THRESHOLD
 from chaodipi.trick import TrickState, trick_state
 from chaodipi.trump import FIVE_HEARTS, TrumpOrder, trump_text
 from chaodipi.units import Format, PlayError, decompose
-from chaodipi.view import BidEntry, BidOption, Legal, Phase, TrickRecord, View
+from chaodipi.view import BidOption, Legal, Phase, TrickRecord, View
 
 __all__ = [
     "Action",
@@ -148,9 +146,6 @@ class TrustedChecks:
     on: ClassVar[bool] = os.environ.get("CHAODIPI_CHECK_TRUSTED", "") not in ("", "0")
 
 
-KITTY_SIZE = 8
-
-
 class DecisionKind(StrEnum):
     """What kind of decision a hand waits for (:meth:`Hand.pending`); each has its time limit in the rules."""
 
@@ -182,15 +177,6 @@ class Pending:
     offered: tuple[int, ...] = ()
 
 
-class BidRecord(NamedTuple):
-    """A bid or fry in a hand's history: who, the bid, whether it stood when made, whether a fry."""
-
-    player: int
-    bid: Bid
-    valid: bool
-    fry: bool
-
-
 def _passes(check: Callable[..., None], *args: object) -> bool:
     """Whether ``check(*args)`` raises no :class:`IllegalActionError` (every ``can_x`` is its ``verify_x``)."""
     try:
@@ -205,15 +191,10 @@ def _named(choose: str | None) -> Named | None:
     return None if choose is None else Named(choose)
 
 
-def _not_a_seat(value: object) -> IllegalActionError:
-    """The error for a player (or seat) that is not one of 0..3 (a bool is not a seat)."""
-    return IllegalActionError(f"a player is a seat 0..3, not {value!r}")
-
-
 # -- the hand ----------------------------------------------------------------------------
 
 
-class Hand:
+class Hand(SeatViews):
     """One hand of 炒地皮 from the shuffle to the settlement.
 
     ``deck``: the 108 cards in dealing order. ``first_seat``: who receives the first card
@@ -227,20 +208,7 @@ class Hand:
 
     #: Attributes that keep work between calls (each seat's events, the follow rule, the legal actions,
     #: bids, sorted hands), not state: a hand is the same hand whatever they hold.
-    CACHE_FIELDS: ClassVar[frozenset[str]] = frozenset(
-        {
-            "_seen",
-            "_seen_at",
-            "_rule",
-            "_legal",
-            "_bids",
-            "_sorted",
-            "_bid_records",
-            "_entries",
-            "_orders",
-            "_bid_cards",
-        }
-    )
+    CACHE_FIELDS: ClassVar[frozenset[str]] = SeatViews.VIEW_CACHES | {"_rule", "_bids", "_bid_cards"}
 
     def __init__(
         self,
@@ -282,7 +250,7 @@ class Hand:
         self.trump: Suit | None = None
         self.trump_order: TrumpOrder = TrumpOrder.of(rules, self.level, None)
         self.red5_player: int | None = None  # who made the last 5h 5h bid or fry, or showed 5h 5h
-        self._bid_entries: list[int] = []  # where the bid and fry events are in the log
+        self._bid_positions: list[int] = []  # where the bid and fry events are in the log (bid_log reads them)
         # frying
         self.fry_next: int | None = None
         self.fry_passed: set[int] = set()
@@ -303,17 +271,11 @@ class Hand:
         if self.flag:
             self.trump_order = TrumpOrder.of(rules, None, None)
         # Work kept between calls (issue 13), each piece valid while the log has the length it was made at:
-        # every change of the hand is logged, so a longer log means a new decision.
-        self._seen: list[list[Event]] = [[], [], [], []]  # each seat's events (Event.seen_by), up to _seen_at
-        self._seen_at = [0, 0, 0, 0]
+        # every change of the hand is logged, so a longer log means a new decision. (The views' own: SeatViews.)
+        SeatViews.__init__(self)
         self._rule: tuple[int, int, list[Card], FollowRule] | None = None  # (log length, player, hand, rule)
-        self._legal: list[tuple[int, int, list[Card], Legal] | None] = [None, None, None, None]
         self._bids: list[tuple[tuple[Phase, int, int], list[Card], list[BidOption]] | None] = [None, None, None, None]
         self._bid_cards = [0, 0, 0, 0]  # level cards, jokers and 5h dealt to each seat: all a bid is made of
-        self._sorted: list[tuple[TrumpOrder, tuple[Card, ...], tuple[Card, ...]] | None] = [None, None, None, None]
-        self._orders: dict[Suit | str | None, TrumpOrder] = {}  # _order_known's answers (the level never changes)
-        self._bid_records: list[BidRecord] = []  # bid_log, read from the log up to len(_bid_records) bids
-        self._entries: list[tuple[tuple[int, bool, bool], tuple[BidEntry, ...]] | None] = [None, None, None, None]
 
     @classmethod
     def in_play(
@@ -379,8 +341,7 @@ class Hand:
     # -- helpers -----------------------------------------------------------------------
     def side_of(self, seat: object) -> Side:
         """The side of ``seat`` in this hand (the dealer must be known)."""
-        if not is_seat(seat):
-            raise _not_a_seat(seat)
+        seat = checked_seat(seat)
         assert self.dealer is not None
         return seat_side(seat, self.dealer)
 
@@ -393,44 +354,12 @@ class Hand:
         return [item for item in self.log if isinstance(item, Action)]
 
     @property
-    def bid_log(self) -> list[BidRecord]:
-        """Every bid and fry so far, with whether it stood when made, read from the log."""
-        out = self._bid_records
-        for k in self._bid_entries[len(out) :]:  # (only the bids logged since the last call are read)
-            action, event = self.log[k - 1], self.log[k]
-            assert isinstance(action, Action) and isinstance(event, Event) and action.player is not None
-            choice = None if action.choose is None else parse_choice(action.choose)
-            bid = Bid(action.player, action.cards, choice)
-            out.append(BidRecord(action.player, bid, bool(event.valid), action.kind is ActionKind.FRY))
-        return list(out)
-
-    @property
-    def dark(self) -> bool:
-        """Whether bids and fries are dark 暗炒 (RULES §10.5)."""
-        return self.rules.fry_visibility == FryVisibility.DARK
-
-    @property
     def threshold(self) -> int:
         """The points at which the scoring side takes the table: 80, or ``flag_threshold`` in a flag hand.
 
         The same threshold :func:`~chaodipi.settlement.settle` reads the level table at (RULES §11.2, §11.6).
         """
         return self.rules.flag_threshold if self.flag else NORMAL_THRESHOLD
-
-    @property
-    def points_so_far(self) -> int:
-        """The scoring side's points so far: captured trick points and adjustments, no kitty (RULES §11.1)."""
-        return self.captured[1] + sum(d for _, d in self.adjustments)
-
-    @property
-    def left(self) -> tuple[int, ...]:
-        """The seats that left the hand (逃跑, RULES §13), in the order they left."""
-        return tuple(e.player for e in self.escapes)
-
-    @property
-    def standing(self) -> StandingBid | None:
-        """The bid that stands now (None: no bid, or a flag hand); in dark games nobody is told it."""
-        return None if self.bidding is None else self.bidding.standing
 
     def to_act(self) -> int | None:
         """Whose action the hand waits for (None while dealing, in the countdown or when over)."""
@@ -483,8 +412,7 @@ class Hand:
 
     @staticmethod
     def _check_seat(player: object) -> None:
-        if not is_seat(player):
-            raise _not_a_seat(player)
+        player = checked_seat(player)
 
     @staticmethod
     def _holds(hand: Sequence[Card], cards: Sequence[Card]) -> list[Card] | None:
@@ -538,8 +466,7 @@ class Hand:
 
     def verify_bid(self, player: object, cards: Sequence[Card], choose: str | None = None) -> None:
         """Raise unless ``player`` may show ``cards`` as a bid now."""
-        if not is_seat(player):
-            raise _not_a_seat(player)
+        player = checked_seat(player)
         self._verify_bid(player, cards, choose, None)
 
     def _verify_bid(self, player: int, cards: Sequence[Card], choose: str | None, held: Sequence[Card] | None) -> None:
@@ -609,8 +536,7 @@ class Hand:
 
     def bid(self, player: object, cards: Sequence[Card], choose: str | None = None) -> Event:
         """Declare (亮主) or override (反主) with cards from the hand (RULES §9.2–9.3)."""
-        if not is_seat(player):
-            raise _not_a_seat(player)
+        player = checked_seat(player)
         self.verify_bid(player, cards, choose)
         return self._bid(player, cards, choose)
 
@@ -624,7 +550,7 @@ class Hand:
             self.red5_player = player
         # RULES §10.5: a dark bid's validity is told to nobody, its maker included, before frying ends
         ev = Event(EventKind.BID, player, tuple(cards), detail=choose or "", valid=valid, data=_named(choose))
-        self._bid_entries.append(len(self.log))
+        self._bid_positions.append(len(self.log))
         self._record(ev)
         return ev
 
@@ -634,10 +560,9 @@ class Hand:
         Worked out again only when they may have changed: a bid was made, the deal ended, or the
         player was dealt a card a bid is made of (a level card, a joker, 5h).
         """
-        if not is_seat(player):
-            raise _not_a_seat(player)
+        player = checked_seat(player)
         held = self.hands[player]
-        key = (self.phase, len(self._bid_entries), self._bid_cards[player])
+        key = (self.phase, len(self._bid_positions), self._bid_cards[player])
         kept = self._bids[player]
         if kept is not None and kept[0] == key and kept[1] is held:
             return list(kept[2])
@@ -733,8 +658,7 @@ class Hand:
 
     def verify_bury(self, player: object, cards: Sequence[Card]) -> None:
         """Raise unless ``player`` holds the kitty now and ``cards`` are 8 of their cards (RULES §10.1)."""
-        if not is_seat(player):
-            raise _not_a_seat(player)
+        player = checked_seat(player)
         if self.phase != Phase.BURY:
             raise IllegalActionError(f"nothing to bury in phase {self.phase.value}")
         if player != self.kitty_holder:
@@ -750,8 +674,7 @@ class Hand:
 
     def bury(self, player: object, cards: Sequence[Card]) -> Event:
         """Bury 8 cards as the kitty (扣底)."""
-        if not is_seat(player):
-            raise _not_a_seat(player)
+        player = checked_seat(player)
         self.verify_bury(player, cards)
         return self._bury(player, cards)
 
@@ -816,8 +739,7 @@ class Hand:
 
     def verify_fry(self, player: object, cards: Sequence[Card], choose: str | None = None) -> None:
         """Raise unless ``player`` is asked to fry and may fry with ``cards`` (RULES §10.2, §10.5)."""
-        if not is_seat(player):
-            raise _not_a_seat(player)
+        player = checked_seat(player)
         if self.phase != Phase.FRY:
             raise IllegalActionError(f"no frying in phase {self.phase.value}")
         if player != self.fry_next:
@@ -845,16 +767,14 @@ class Hand:
 
     def possible_fries(self, player: object) -> list[BidOption]:
         """The fries ``player`` could make now (each 5h 5h once per choice)."""
-        if not is_seat(player):
-            raise _not_a_seat(player)
+        player = checked_seat(player)
         if self.phase != Phase.FRY or player != self.fry_next:
             return []
         return [BidOption(*b) for b in self._candidate_bids(player) if len(b[0]) == 2 and self.can_fry(player, *b)]
 
     def fry(self, player: object, cards: Sequence[Card], choose: str | None = None) -> Event:
         """Fry 炒底: override the standing bid, take the kitty and bury again (RULES §10.2)."""
-        if not is_seat(player):
-            raise _not_a_seat(player)
+        player = checked_seat(player)
         self.verify_fry(player, cards, choose)
         return self._fry(player, cards, choose)
 
@@ -869,15 +789,14 @@ class Hand:
         if valid and cards[0] is FIVE_HEARTS and len(cards) == 2:
             self.red5_player = player
         ev = Event(EventKind.FRIED, player, tuple(cards), detail=choose or "", valid=valid, data=_named(choose))
-        self._bid_entries.append(len(self.log))
+        self._bid_positions.append(len(self.log))
         self._record(ev)
         self._give_kitty(player)
         return ev
 
     def verify_pass_fry(self, player: object) -> None:
         """Raise unless ``player`` is the one asked to fry now."""
-        if not is_seat(player):
-            raise _not_a_seat(player)
+        player = checked_seat(player)
         if self.phase != Phase.FRY:
             raise IllegalActionError(f"no frying in phase {self.phase.value}")
         if player != self.fry_next:
@@ -889,8 +808,7 @@ class Hand:
 
     def pass_fry(self, player: object) -> Event:
         """Decline to fry."""
-        if not is_seat(player):
-            raise _not_a_seat(player)
+        player = checked_seat(player)
         self.verify_pass_fry(player)
         return self._pass_fry(player)
 
@@ -957,8 +875,7 @@ class Hand:
         One rule per decision: the policy that chooses the follow, the check of the follow and the
         play itself share it (a rule only reads the hand it was made from).
         """
-        if not is_seat(player):
-            raise _not_a_seat(player)
+        player = checked_seat(player)
         if not self.current:
             return None
         held = self.hands[player]
@@ -975,8 +892,7 @@ class Hand:
 
     def verify_play(self, player: object, cards: Sequence[Card]) -> None:
         """Raise unless ``player`` may play ``cards`` now. A throw that will fail is allowed (RULES §5.2)."""
-        if not is_seat(player):
-            raise _not_a_seat(player)
+        player = checked_seat(player)
         if self.phase != Phase.PLAY:
             raise IllegalActionError(f"no card play in phase {self.phase.value}")
         turn = self.to_act()
@@ -1011,8 +927,7 @@ class Hand:
 
     def play(self, player: object, cards: Sequence[Card]) -> Event:
         """Lead, throw or follow. A failed throw is shown, its penalty counted and the forced play made."""
-        if not is_seat(player):
-            raise _not_a_seat(player)
+        player = checked_seat(player)
         self.verify_play(player, cards)
         return self._play(player, cards)
 
@@ -1024,8 +939,7 @@ class Hand:
         suit parts, :func:`~chaodipi.leads.unit_leads`). With :class:`TrustedChecks` on, as in the
         tests, each play is checked anyway and an illegal one raises :class:`TrustedPlayError`.
         """
-        if not is_seat(player):
-            raise _not_a_seat(player)
+        player = checked_seat(player)
         if TrustedChecks.on:
             try:
                 self.verify_play(player, cards)
@@ -1147,8 +1061,7 @@ class Hand:
         Each scoring-side player holding both is offered it from the end of the deal until the
         first card is played, whoever's turn it is.
         """
-        if not is_seat(player):
-            raise _not_a_seat(player)
+        player = checked_seat(player)
         self._verify_show_red5(player, None)
 
     def _verify_show_red5(self, player: int, held: Sequence[Card] | None) -> None:
@@ -1170,8 +1083,7 @@ class Hand:
 
     def show_red5(self, player: object) -> Event:
         """Show 5h 5h against the flag hand (RULES §11.5: the flag side fails → it goes back to A)."""
-        if not is_seat(player):
-            raise _not_a_seat(player)
+        player = checked_seat(player)
         self.verify_show_red5(player)
         return self._show_red5(player)
 
@@ -1185,8 +1097,7 @@ class Hand:
     # -- leaving a game in progress 逃跑 (RULES §13) ------------------------------------------
     def verify_leave(self, player: object) -> None:
         """Raise unless ``player`` may leave the game now: once a hand, in any phase until it is over."""
-        if not is_seat(player):
-            raise _not_a_seat(player)
+        player = checked_seat(player)
         if self.phase in (Phase.OVER, Phase.REDEAL):
             state = "over" if self.phase == Phase.OVER else "redealt"
             raise IllegalActionError(f"the hand is {state}: nobody leaves it now")
@@ -1212,8 +1123,7 @@ class Hand:
         >>> hand.dealt, hand.left, hand.can_leave(2)
         (0, (2,), False)
         """
-        if not is_seat(player):
-            raise _not_a_seat(player)
+        player = checked_seat(player)
         self.verify_leave(player)
         return self._leave(player)
 
@@ -1332,228 +1242,6 @@ class Hand:
         n = undealt + sum(len(h) for h in self.hands) + len(self.kitty)
         n += sum(len(c) for _, c in self.current) + sum(len(c) for t in self.tricks for _, c in t.plays)
         return n + len(self.played_out)
-
-    def visible_events(self, seat: object, start: int = 0) -> list[Event]:
-        """The events from log entry ``start`` on, as ``seat`` sees them (:meth:`Event.seen_by`)."""
-        if not is_seat(seat):
-            raise _not_a_seat(seat)
-        if start == 0:
-            return list(self._events_seen(seat))
-        return self._events_seen_from(seat, start)
-
-    def _events_seen_from(self, seat: int, start: int) -> list[Event]:
-        """Each event from log entry ``start`` on, as ``seat`` sees it, read afresh."""
-        out: list[Event] = []
-        dark = self.dark
-        for item in self.log[start:]:
-            if isinstance(item, Event):
-                if item.kind not in HIDDEN_KINDS:
-                    out.append(item)  # public: everyone sees all of it
-                    continue
-                seen = item.seen_by(seat, dark=dark)
-                if seen is not None:
-                    out.append(seen)
-        return out
-
-    def _events_seen(self, seat: int) -> list[Event]:
-        """``seat``'s events, kept up to date: only the entries logged since the last call are read.
-
-        (The log only grows, and what a seat sees of an event depends on the event alone.)
-        """
-        seen = self._seen[seat]
-        n = len(self.log)
-        if self._seen_at[seat] < n:
-            seen.extend(self._events_seen_from(seat, self._seen_at[seat]))
-            self._seen_at[seat] = n
-        return seen
-
-    def known_trump(self, seat: object) -> Suit | str | None:
-        """The trump ``seat`` knows or assumes now: a suit, None for no-trump, ``"flag"``, or ``"?"``.
-
-        Open games: the standing bid's trump (``"?"`` before any bid). Dark games, before play
-        starts, nobody knows the trump (RULES §10.5): ``"?"``, or the trump of the seat's own last
-        bid or fry (which it made, not knowing whether it stands). A kitty's trump (§9.5) is public.
-        """
-        if not is_seat(seat):
-            raise _not_a_seat(seat)
-        if self.flag:
-            return "flag"
-        if self.kitty_trump_used or self.phase in (Phase.PLAY, Phase.OVER):
-            return self.trump
-        if not self.dark:
-            return "?" if self.standing is None else self.standing.trump
-        own = [bid for player, bid, _, _ in self.bid_log if player == seat]
-        if not own:
-            return "?"
-        assert self.bidding is not None
-        return classify_bid(own[-1].cards, self.bidding.level, own[-1].choose).trump
-
-    def order_for(self, seat: object) -> TrumpOrder:
-        """The card order ``seat`` may sort by: never one that depends on a trump hidden from it."""
-        if not is_seat(seat):
-            raise _not_a_seat(seat)
-        return self._order_known(self.known_trump(seat))
-
-    def _order_known(self, known: Suit | str | None) -> TrumpOrder:
-        """The card order for a trump as :meth:`known_trump` gives it (at most six per hand, each made once)."""
-        order = self._orders.get(known)
-        if order is None:
-            order = self._orders[known] = self._order_of(known)
-        return order
-
-    def _order_of(self, known: Suit | str | None) -> TrumpOrder:
-        if known == "flag" or self.level is None:
-            return TrumpOrder.of(self.rules, None, None)
-        if known == "?":
-            return TrumpOrder.of(self.rules, self.level, None)  # level cards and jokers only
-        return TrumpOrder.of(self.rules, self.level, known if isinstance(known, Suit) else None)
-
-    def bid_entries(self, seat: object) -> list[BidEntry]:
-        """The bids and fries as ``seat`` may see them (RULES §10.5).
-
-        Dark games: other players' cards and every bid's validity stay hidden until frying ends;
-        with ``bid_order=unordered`` only the last fry's cards are shown, after the first trick.
-        """
-        if not is_seat(seat):
-            raise _not_a_seat(seat)
-        key = (len(self._bid_entries), self.trump_revealed, self.bid_cards_revealed)
-        kept = self._entries[seat]
-        if kept is not None and kept[0] == key:
-            return list(kept[1])
-        out = self._bid_entries_now(seat)
-        self._entries[seat] = (key, tuple(out))
-        return out
-
-    def _bid_entries_now(self, seat: int) -> list[BidEntry]:
-        unordered = self.rules.bid_order.unordered
-        all_shown = not self.dark or (self.trump_revealed and self.bid_cards_revealed and not unordered)
-        last_shown = self.dark and unordered and self.trump_revealed and self.bid_cards_revealed
-        records = self.bid_log
-        out: list[BidEntry] = []
-        for k, (player, bid, valid, is_fry) in enumerate(records):
-            public = all_shown or (last_shown and k == len(records) - 1)
-            if not (public or player == seat):
-                out.append(BidEntry(player, is_fry))
-                continue
-            choose = None if bid.choose is None else str(bid.choose)
-            out.append(BidEntry(player, is_fry, bid.cards, choose, valid if public else None))
-        return out
-
-    def view(self, seat: object, *, legal: bool = True) -> View:
-        """Exactly what ``seat`` may know now (``legal=False`` leaves out the legal actions).
-
-        Its cost follows what changed since the seat's last view: the seat's events are kept up to
-        date entry by entry, the sorted hand and the legal actions are made once per decision (and
-        the follow rule behind them shared with the check of the play that follows). :meth:`fresh_view`
-        builds the same view from the whole log.
-        """
-        if not is_seat(seat):
-            raise _not_a_seat(seat)
-        return self._view(seat, legal=legal, fresh=False)
-
-    def fresh_view(self, seat: object, *, legal: bool = True) -> View:
-        """:meth:`view` built afresh: the events read from the whole log again, the hand sorted, the bid
-        entries and the legal actions (bids, follow rule) worked out again, none of them taken from earlier calls.
-
-        Always equal to :meth:`view` (the tests check it after every step of many hands).
-        """
-        if not is_seat(seat):
-            raise _not_a_seat(seat)
-        return self._view(seat, legal=legal, fresh=True)
-
-    def _view(self, seat: int, *, legal: bool, fresh: bool) -> View:
-        known = self.known_trump(seat)
-        announced = not self.dark or self.kitty_trump_used or self.phase in (Phase.PLAY, Phase.OVER)
-        sort_trump = trump_text(known) if known is None or isinstance(known, Suit) else known  # or "flag", "?"
-        trump: str | None = None  # None while the seat cannot know it
-        if sort_trump == "flag" or (announced and sort_trump != "?"):
-            trump = sort_trump
-        kitty = tuple(self.kitty) if self.kitty_holder == seat or self.phase == Phase.OVER else None
-        order = self._order_known(known)
-        if fresh:
-            held = tuple(order.sorted(self.hands[seat]))
-            events = tuple(self._events_seen_from(seat, 0))
-            moves = self._legal_now(seat, 200, fresh=True) if legal else Legal()
-        else:
-            held = self._sorted_hand(seat, order)
-            events = tuple(self._events_seen(seat))
-            moves = self.legal(seat) if legal else Legal()
-        return View(
-            seat=seat,
-            rules=self.rules,
-            phase=self.phase,
-            dealer=self.dealer,
-            level="flag" if self.level is None else self.level.symbol,
-            trump=trump,
-            hand=held,
-            kitty=kitty,
-            bids=tuple(self._bid_entries_now(seat) if fresh else self.bid_entries(seat)),
-            current_trick=tuple(self.current),
-            tricks=tuple(self.tricks),
-            points=self.points_so_far,
-            to_act=self.to_act(),
-            events=events,
-            hand_sizes=(len(self.hands[0]), len(self.hands[1]), len(self.hands[2]), len(self.hands[3])),
-            legal=moves,
-            sort_trump=sort_trump,
-            left=self.left,
-            result=None if self.result is None else self.result.outcome((self.dealer_progress, self.scoring_progress)),
-            winning=self.winning(),
-        )
-
-    def _sorted_hand(self, seat: int, order: TrumpOrder) -> tuple[Card, ...]:
-        """``seat``'s hand sorted by ``order``, sorted again only when the hand or the order changed."""
-        held = tuple(self.hands[seat])
-        kept = self._sorted[seat]
-        if kept is not None and kept[0] is order and kept[1] == held:
-            return kept[2]
-        out = tuple(order.sorted(held))
-        self._sorted[seat] = (order, held, out)
-        return out
-
-    def winning(self) -> int | None:
-        """The seat whose play is winning the trick in progress (RULES §7), None when no trick is under way."""
-        if self.trick is None:
-            return None
-        return self.current[self.trick.winner][0]
-
-    def legal(self, seat: object, limit: int = 200) -> Legal:
-        """What ``seat`` may do now: bids, fries, burial, leads or follows (follows capped at ``limit``).
-
-        Worked out once per decision: asked again before the hand changes, the same answer is given.
-        """
-        if not is_seat(seat):
-            raise _not_a_seat(seat)
-        held = self.hands[seat]
-        kept = self._legal[seat]
-        if kept is not None and kept[0] == len(self.log) and kept[1] == limit and kept[2] is held:
-            return kept[3]
-        out = self._legal_now(seat, limit)
-        self._legal[seat] = (len(self.log), limit, held, out)
-        return out
-
-    def _legal_now(self, seat: int, limit: int, *, fresh: bool = False) -> Legal:
-        """:meth:`legal` worked out now (``fresh``: with nothing kept from earlier calls, for :meth:`fresh_view`)."""
-        show_red5 = self.flag and self.can_show_red5(seat)  # whoever's turn it is (RULES §11.5)
-        if self.phase in (Phase.DEAL, Phase.COUNTDOWN):
-            bids = self._possible_bids_now(seat) if fresh else self.possible_bids(seat)
-            return Legal(bids=tuple(bids), show_red5=show_red5)
-        if self.to_act() != seat:
-            return Legal(show_red5=show_red5)
-        if self.phase == Phase.BURY:
-            return Legal(bury=KITTY_SIZE)
-        if self.phase == Phase.FRY:
-            return Legal(fries=tuple(self.possible_fries(seat)), can_pass=True)
-        rule = self._follow_rule_now(seat) if fresh and self.current else self.follow_rule(seat)
-        if rule is None:
-            leads = tuple(u.cards for u in unit_leads(self.hands[seat], self.trump_order))
-            return Legal(leads=leads, can_throw=True, show_red5=show_red5)
-        follows: list[tuple[Card, ...]] = []
-        for play in rule.legal_plays():
-            if len(follows) == limit:
-                return Legal(follows=tuple(follows), more_follows=True, show_red5=show_red5)
-            follows.append(play)
-        return Legal(follows=tuple(follows), show_red5=show_red5)
 
     def iter_events(self) -> Iterator[Event]:
         """Every event of the hand, all cards shown (for records of finished games, not for players)."""

@@ -3,8 +3,8 @@
 A hand keeps one log (:attr:`chaodipi.hand.Hand.log`) of :class:`Action` and :class:`Event`
 records in the order they happened; the list of actions (what a record stores), the bid
 history and each seat's events are all read from it. Every kind of action is an
-:class:`ActionKind` and every kind of event an :class:`EventKind`; an event kind's
-:class:`Visibility` is the one place that says who sees it (RULES: hidden information).
+:class:`ActionKind` and every kind of event an :class:`EventKind`. Who sees which event is
+said in one place, beside the seats' views: :mod:`chaodipi.observe`.
 
 >>> from chaodipi.cards import parse_cards
 >>> a = Action.bid(1, parse_cards("8h 8h"), at=37)
@@ -12,9 +12,6 @@ history and each seat's events are all read from it. Every kind of action is an
 {'a': 'bid', 'p': 1, 'cards': '8h 8h', 'at': 37}
 >>> Action.from_json(a.to_json()) == a
 True
->>> ev = Event(EventKind.BID, 1, tuple(parse_cards("8h 8h")), valid=True)
->>> ev.seen_by(2, dark=True)
-Event(kind=<EventKind.BID: 'bid'>, player=1, cards=(), points=0, detail='', valid=None, data=None)
 """
 
 from __future__ import annotations
@@ -32,7 +29,6 @@ except ImportError:  # pragma: no cover - mypy (a dev dependency) brings mypy_ex
 from chaodipi.cards import Card, CardError, format_cards, parse_cards
 
 __all__ = [
-    "HIDDEN_KINDS",
     "Action",
     "ActionError",
     "ActionKind",
@@ -48,7 +44,7 @@ __all__ = [
     "ThrowFailed",
     "TrickWon",
     "TrumpSet",
-    "Visibility",
+    "checked_seat",
     "is_seat",
 ]
 
@@ -81,6 +77,21 @@ PLAYER_ACTIONS = frozenset(ActionKind) - {ActionKind.CLOSE}
 def is_seat(value: object) -> TypeGuard[int]:
     """Whether ``value`` is a seat: a whole number 0..3 (not a bool)."""
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 3
+
+
+def checked_seat(value: object) -> int:
+    """``value`` as a seat, or :class:`IllegalActionError` saying it is none (a bool is not a seat either).
+
+    >>> checked_seat(2)
+    2
+    >>> checked_seat(True)
+    Traceback (most recent call last):
+    ...
+    chaodipi.log.IllegalActionError: a player is a seat 0..3, not True
+    """
+    if not is_seat(value):
+        raise IllegalActionError(f"a player is a seat 0..3, not {value!r}")
+    return value
 
 
 def _seat(value: object, what: str) -> int:
@@ -225,14 +236,6 @@ class Action:
         return cls(obj["a"], obj.get("p"), parsed, obj.get("choose"), obj.get("at"))  # (which checks them)
 
 
-class Visibility(StrEnum):
-    """Who sees an event."""
-
-    PUBLIC = "public"  # every player sees all of it
-    OWN = "own"  # only the event's player (the cards dealt to them, the kitty they pick up, their burial)
-    DARK_CARDS = "dark_cards"  # every player sees it; in dark games only its player sees its cards (RULES §10.5)
-
-
 class EventKind(StrEnum):
     """What happened in a hand."""
 
@@ -258,23 +261,6 @@ class EventKind(StrEnum):
     KITTY_SHOWN = "kitty_shown"
     LEFT = "left"  # a player left the game in progress 逃跑 (RULES §13); public
     SETTLED = "settled"
-
-    @property
-    def visibility(self) -> Visibility:
-        """Who sees events of this kind (the one place that says so)."""
-        return _VISIBILITY.get(self, Visibility.PUBLIC)
-
-
-_VISIBILITY = {
-    EventKind.DEALT: Visibility.OWN,
-    EventKind.KITTY_TAKEN: Visibility.OWN,
-    EventKind.BURIED: Visibility.OWN,
-    EventKind.BID: Visibility.DARK_CARDS,
-    EventKind.FRIED: Visibility.DARK_CARDS,
-}
-
-#: The kinds of event that not every player sees in full (all the others are public).
-HIDDEN_KINDS = frozenset(_VISIBILITY)
 
 
 # -- what an event says beyond its cards and points: one typed payload per kind that has one ----------------
@@ -453,21 +439,6 @@ class Event:
     detail: str = ""
     valid: bool | None = None
     data: EventData | None = None
-
-    def seen_by(self, seat: int, *, dark: bool) -> Event | None:
-        """The event as ``seat`` sees it: all of it, only that it happened, or nothing (None)."""
-        vis = self.kind.visibility
-        if vis is Visibility.PUBLIC:
-            return self
-        if vis is Visibility.OWN:
-            return self if self.player == seat else None
-        if not dark:
-            return self
-        if self.player == seat:  # one's own dark bid: its cards, but not whether it stands
-            if self.valid is None:
-                return self
-            return Event(self.kind, self.player, self.cards, detail=self.detail, data=self.data)
-        return Event(self.kind, self.player)
 
     def describe(self) -> str:
         """One line for a log: ``player 2 played Ah Ah``."""
