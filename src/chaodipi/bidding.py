@@ -41,6 +41,7 @@ except ImportError:  # pragma: no cover - mypy (a dev dependency) brings mypy_ex
     from chaodipi._build import mypyc_attr
 
 from chaodipi.cards import SUITS, Card, CardError, Rank, Suit, check_copies, format_cards, parse_cards
+from chaodipi.log import IllegalActionError
 from chaodipi.rules import NoBidTrump, RuleSet
 from chaodipi.trump import trump_text, trump_words
 
@@ -73,8 +74,11 @@ Choice: TypeAlias = Suit | Literal["nt"]
 _RED5 = Card.of(Rank.FIVE, Suit.HEARTS)
 
 
-class BidError(ValueError):
-    """A bid that cannot be made, or a request that does not describe a bid."""
+class BidError(IllegalActionError):
+    """A bid that cannot be made, or a request that does not describe a bid.
+
+    An :class:`~chaodipi.log.IllegalActionError`: a hand refuses such a bid with this error as it is.
+    """
 
 
 class IllegalBidError(BidError):

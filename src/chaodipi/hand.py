@@ -2,8 +2,8 @@
 
 RULES §2, §5–§11. The hand follows the engine's operation style (STYLE.md, after
 pokerkit): for every action ``verify_x`` raises :class:`IllegalActionError` with the
-reason, ``can_x`` says yes or no, and ``x`` does it and returns a frozen record that
-is also appended to :attr:`Hand.log`. A refused action changes nothing.
+reason or returns the seat it checked, ``can_x`` says yes or no, and ``x`` does it and returns a
+frozen record that is also appended to :attr:`Hand.log`. A refused action changes nothing.
 :meth:`Hand.apply` is the one dispatcher of typed :class:`~chaodipi.log.Action` records
 (bots, replay and the server go through it); the log of actions and events is the one
 record of the hand, from which :attr:`Hand.actions`, :attr:`Hand.bid_log` and each seat's
@@ -76,7 +76,6 @@ from typing import ClassVar
 from chaodipi.bidding import (
     Bid,
     Bidding,
-    BidError,
     BidKind,
     classify_bid,
     kitty_trump_turned,
@@ -177,7 +176,7 @@ class Pending:
     offered: tuple[int, ...] = ()
 
 
-def _passes(check: Callable[..., None], *args: object) -> bool:
+def _passes(check: Callable[..., object], *args: object) -> bool:
     """Whether ``check(*args)`` raises no :class:`IllegalActionError` (every ``can_x`` is its ``verify_x``)."""
     try:
         check(*args)
@@ -411,10 +410,6 @@ class Hand(SeatViews):
         return Pending(kind, seat, getattr(self.rules, f"{kind.value}_seconds"), number, offered)
 
     @staticmethod
-    def _check_seat(player: object) -> None:
-        player = checked_seat(player)
-
-    @staticmethod
     def _holds(hand: Sequence[Card], cards: Sequence[Card]) -> list[Card] | None:
         rest = list(hand)
         for c in cards:
@@ -459,19 +454,16 @@ class Hand(SeatViews):
 
     # -- bids (RULES §9) ----------------------------------------------------------------
     def _make_bid(self, player: int, cards: Sequence[Card], choose: str | None) -> Bid:
-        try:
-            return Bid(player, tuple(cards), None if choose is None else parse_choice(choose))
-        except BidError as exc:
-            raise IllegalActionError(str(exc)) from None
+        return Bid(player, tuple(cards), None if choose is None else parse_choice(choose))  # (BidError: illegal)
 
-    def verify_bid(self, player: object, cards: Sequence[Card], choose: str | None = None) -> None:
+    def verify_bid(self, player: object, cards: Sequence[Card], choose: str | None = None) -> int:
         """Raise unless ``player`` may show ``cards`` as a bid now."""
         player = checked_seat(player)
         self._verify_bid(player, cards, choose, None)
+        return player
 
     def _verify_bid(self, player: int, cards: Sequence[Card], choose: str | None, held: Sequence[Card] | None) -> None:
         """:meth:`verify_bid`, with ``held`` the cards the player would hold when bidding (None: now)."""
-        self._check_seat(player)
         if self.bidding is None:
             raise IllegalActionError("a flag hand has no bidding: only 5h, BJ and SJ are trump (RULES §11.6)")
         if self.phase not in (Phase.DEAL, Phase.COUNTDOWN):
@@ -483,18 +475,12 @@ class Hand(SeatViews):
         bid = self._make_bid(player, cards, choose)
         if self.dark:
             # RULES §9.3: a dark bid that does not outrank is void, not refused; it must still be a bid.
-            try:
-                shape = classify_bid(bid.cards, self.bidding.level, bid.choose)
-            except BidError as exc:
-                raise IllegalActionError(str(exc)) from None
+            shape = classify_bid(bid.cards, self.bidding.level, bid.choose)
             if shape.kind == BidKind.SINGLE and self.bidding.standing is not None:
                 raise IllegalActionError("a single card can only be the first bid of the hand")
             self._check_own_dark_bids(player, bid)
             return
-        try:
-            reason = self.bidding.check(bid)
-        except BidError as exc:
-            raise IllegalActionError(str(exc)) from None
+        reason = self.bidding.check(bid)
         if reason is not None:
             raise IllegalActionError(reason)
 
@@ -536,9 +522,8 @@ class Hand(SeatViews):
 
     def bid(self, player: object, cards: Sequence[Card], choose: str | None = None) -> Event:
         """Declare (亮主) or override (反主) with cards from the hand (RULES §9.2–9.3)."""
-        player = checked_seat(player)
-        self.verify_bid(player, cards, choose)
-        return self._bid(player, cards, choose)
+        seat = self.verify_bid(player, cards, choose)
+        return self._bid(seat, cards, choose)
 
     def _bid(self, player: int, cards: Sequence[Card], choose: str | None) -> Event:
         assert self.bidding is not None
@@ -625,7 +610,8 @@ class Hand(SeatViews):
                 ev = Event(EventKind.REDEAL, detail="nobody bid in the first hand: the cards are dealt again (流庄)")
                 self._record(ev)
                 return ev
-            self.trump, turned = kitty_trump_turned(self.rules, self.level or Rank.TWO, self.kitty)
+            trump, turned = kitty_trump_turned(self.rules, self.level or Rank.TWO, self.kitty)
+            self._set_trump(trump)
             self.kitty_trump_used = True
             # RULES §9.5: the table sees the kitty turned up to the card that decides; the rest stay hidden
             self._record(
@@ -639,12 +625,16 @@ class Hand(SeatViews):
         else:
             if self.dealer is None:
                 self.dealer = standing.player  # 正主正庄 (RULES §9.4)
-            self.trump = standing.trump
-        self.trump_order = TrumpOrder.of(self.rules, self.level, self.trump)
+            self._set_trump(standing.trump)
         ev = Event(EventKind.CLOSED, self.dealer, detail=f"dealer {self.dealer}")
         self._record(ev)
         self._give_kitty(self.dealer)
         return ev
+
+    def _set_trump(self, trump: Suit | None) -> None:
+        """The trump is settled, by the standing bid or the kitty (RULES §9.4, §9.5, §10.5): the card order follows."""
+        self.trump = trump
+        self.trump_order = TrumpOrder.of(self.rules, self.level, trump)
 
     # -- kitty and burial (RULES §10.1) ------------------------------------------------
     def _give_kitty(self, seat: int | None) -> None:
@@ -656,7 +646,7 @@ class Hand(SeatViews):
         self.phase = Phase.BURY
         self._record(Event(EventKind.KITTY_TAKEN, seat, taken))
 
-    def verify_bury(self, player: object, cards: Sequence[Card]) -> None:
+    def verify_bury(self, player: object, cards: Sequence[Card]) -> int:
         """Raise unless ``player`` holds the kitty now and ``cards`` are 8 of their cards (RULES §10.1)."""
         player = checked_seat(player)
         if self.phase != Phase.BURY:
@@ -667,6 +657,7 @@ class Hand(SeatViews):
             raise IllegalActionError(f"bury exactly {KITTY_SIZE} cards, not {len(cards)}")
         if self._holds(self.hands[player], cards) is None:
             raise IllegalActionError(f"player {player} does not hold {format_cards(cards)}")
+        return player
 
     def can_bury(self, player: object, cards: Sequence[Card]) -> bool:
         """Whether ``player`` may bury ``cards`` now (:meth:`verify_bury` says why not)."""
@@ -674,9 +665,8 @@ class Hand(SeatViews):
 
     def bury(self, player: object, cards: Sequence[Card]) -> Event:
         """Bury 8 cards as the kitty (扣底)."""
-        player = checked_seat(player)
-        self.verify_bury(player, cards)
-        return self._bury(player, cards)
+        seat = self.verify_bury(player, cards)
+        return self._bury(seat, cards)
 
     def _bury(self, player: int, cards: Sequence[Card]) -> Event:
         self._record(Action.bury(player, cards))
@@ -737,7 +727,7 @@ class Hand(SeatViews):
                 return
         self.fry_next = None
 
-    def verify_fry(self, player: object, cards: Sequence[Card], choose: str | None = None) -> None:
+    def verify_fry(self, player: object, cards: Sequence[Card], choose: str | None = None) -> int:
         """Raise unless ``player`` is asked to fry and may fry with ``cards`` (RULES §10.2, §10.5)."""
         player = checked_seat(player)
         if self.phase != Phase.FRY:
@@ -748,18 +738,16 @@ class Hand(SeatViews):
             raise IllegalActionError(f"player {player} does not hold {format_cards(cards)}")
         assert self.bidding is not None
         bid = self._make_bid(player, cards, choose)
-        try:
-            if self.dark:
-                shape = classify_bid(bid.cards, self.bidding.level, bid.choose)
-                if shape.kind == BidKind.SINGLE:
-                    raise IllegalActionError("a single card cannot fry: a fry is an override by a pair (RULES §10.2)")
-                self._check_own_dark_bids(player, bid)
-                return
-            reason = self.bidding.check_override(bid)
-        except BidError as exc:
-            raise IllegalActionError(str(exc)) from None
+        if self.dark:
+            shape = classify_bid(bid.cards, self.bidding.level, bid.choose)
+            if shape.kind == BidKind.SINGLE:
+                raise IllegalActionError("a single card cannot fry: a fry is an override by a pair (RULES §10.2)")
+            self._check_own_dark_bids(player, bid)
+            return player
+        reason = self.bidding.check_override(bid)
         if reason is not None:
             raise IllegalActionError(reason)
+        return player
 
     def can_fry(self, player: object, cards: Sequence[Card], choose: str | None = None) -> bool:
         """Whether ``player`` may fry with ``cards`` now (:meth:`verify_fry` says why not)."""
@@ -774,9 +762,8 @@ class Hand(SeatViews):
 
     def fry(self, player: object, cards: Sequence[Card], choose: str | None = None) -> Event:
         """Fry 炒底: override the standing bid, take the kitty and bury again (RULES §10.2)."""
-        player = checked_seat(player)
-        self.verify_fry(player, cards, choose)
-        return self._fry(player, cards, choose)
+        seat = self.verify_fry(player, cards, choose)
+        return self._fry(seat, cards, choose)
 
     def _fry(self, player: int, cards: Sequence[Card], choose: str | None) -> Event:
         assert self.bidding is not None
@@ -794,13 +781,14 @@ class Hand(SeatViews):
         self._give_kitty(player)
         return ev
 
-    def verify_pass_fry(self, player: object) -> None:
+    def verify_pass_fry(self, player: object) -> int:
         """Raise unless ``player`` is the one asked to fry now."""
         player = checked_seat(player)
         if self.phase != Phase.FRY:
             raise IllegalActionError(f"no frying in phase {self.phase.value}")
         if player != self.fry_next:
             raise IllegalActionError(f"player {self.fry_next} is asked to fry now, not player {player}")
+        return player
 
     def can_pass_fry(self, player: object) -> bool:
         """Whether ``player`` may decline to fry now (:meth:`verify_pass_fry` says why not)."""
@@ -808,9 +796,8 @@ class Hand(SeatViews):
 
     def pass_fry(self, player: object) -> Event:
         """Decline to fry."""
-        player = checked_seat(player)
-        self.verify_pass_fry(player)
-        return self._pass_fry(player)
+        seat = self.verify_pass_fry(player)
+        return self._pass_fry(seat)
 
     def _pass_fry(self, player: int) -> Event:
         self._record(Action.pass_fry(player))
@@ -827,8 +814,7 @@ class Hand(SeatViews):
         assert self.bidding is not None and self.dealer is not None
         standing = self.bidding.standing
         assert standing is not None
-        self.trump = standing.trump
-        self.trump_order = TrumpOrder.of(self.rules, self.level, self.trump)
+        self._set_trump(standing.trump)
         if self.dark:
             unordered = self.rules.bid_order.unordered
             for player, bid, valid, is_fry in self.bid_log:
@@ -890,7 +876,7 @@ class Hand(SeatViews):
         assert self.lead_format is not None
         return FollowRule(self.lead_format, self.hands[player], self.trump_order)
 
-    def verify_play(self, player: object, cards: Sequence[Card]) -> None:
+    def verify_play(self, player: object, cards: Sequence[Card]) -> int:
         """Raise unless ``player`` may play ``cards`` now. A throw that will fail is allowed (RULES §5.2)."""
         player = checked_seat(player)
         if self.phase != Phase.PLAY:
@@ -902,7 +888,7 @@ class Hand(SeatViews):
             raise IllegalActionError("play at least one card")
         if not self.current:
             self._verify_lead(player, cards, self.hands[player])
-            return
+            return player
         if self._holds(self.hands[player], cards) is None:
             raise IllegalActionError(f"player {player} does not hold {format_cards(cards)}")
         rule = self.follow_rule(player)
@@ -910,6 +896,7 @@ class Hand(SeatViews):
         reason = rule.check(cards)
         if reason is not None:
             raise IllegalActionError(reason)
+        return player
 
     def _verify_lead(self, player: int, cards: Sequence[Card], held: Sequence[Card]) -> None:
         if not cards:
@@ -927,9 +914,8 @@ class Hand(SeatViews):
 
     def play(self, player: object, cards: Sequence[Card]) -> Event:
         """Lead, throw or follow. A failed throw is shown, its penalty counted and the forced play made."""
-        player = checked_seat(player)
-        self.verify_play(player, cards)
-        return self._play(player, cards)
+        seat = self.verify_play(player, cards)
+        return self._play(seat, cards)
 
     def play_trusted(self, player: object, cards: Sequence[Card]) -> Event:
         """:meth:`play` without the check, for plays the engine itself generated as legal.
@@ -1055,7 +1041,7 @@ class Hand(SeatViews):
         self._record(Event(EventKind.SETTLED, None, (), 0, "; ".join(notes) or f"p = {p}", data=Settled(notes)))
 
     # -- flag hand: showing 5h 5h (RULES §11.5) ----------------------------------------------
-    def verify_show_red5(self, player: object) -> None:
+    def verify_show_red5(self, player: object) -> int:
         """Raise unless ``player`` may show 5h 5h against the flag hand now (RULES §11.5).
 
         Each scoring-side player holding both is offered it from the end of the deal until the
@@ -1063,9 +1049,9 @@ class Hand(SeatViews):
         """
         player = checked_seat(player)
         self._verify_show_red5(player, None)
+        return player
 
     def _verify_show_red5(self, player: int, held: Sequence[Card] | None) -> None:
-        self._check_seat(player)
         if not (self.flag and self.rules.double_red5):
             raise IllegalActionError("showing 5h 5h counts only in a flag hand with the double_red5 option")
         if (held is None and self.phase != Phase.PLAY) or self.tricks or self.current:
@@ -1083,9 +1069,8 @@ class Hand(SeatViews):
 
     def show_red5(self, player: object) -> Event:
         """Show 5h 5h against the flag hand (RULES §11.5: the flag side fails → it goes back to A)."""
-        player = checked_seat(player)
-        self.verify_show_red5(player)
-        return self._show_red5(player)
+        seat = self.verify_show_red5(player)
+        return self._show_red5(seat)
 
     def _show_red5(self, player: int) -> Event:
         self._record(Action.show_red5(player))
@@ -1095,7 +1080,7 @@ class Hand(SeatViews):
         return ev
 
     # -- leaving a game in progress 逃跑 (RULES §13) ------------------------------------------
-    def verify_leave(self, player: object) -> None:
+    def verify_leave(self, player: object) -> int:
         """Raise unless ``player`` may leave the game now: once a hand, in any phase until it is over."""
         player = checked_seat(player)
         if self.phase in (Phase.OVER, Phase.REDEAL):
@@ -1103,6 +1088,7 @@ class Hand(SeatViews):
             raise IllegalActionError(f"the hand is {state}: nobody leaves it now")
         if player in self.left:
             raise IllegalActionError(f"player {player} has already left this hand")
+        return player
 
     def can_leave(self, player: object) -> bool:
         """Whether ``player`` may leave now (:meth:`verify_leave` says why not)."""
@@ -1123,9 +1109,8 @@ class Hand(SeatViews):
         >>> hand.dealt, hand.left, hand.can_leave(2)
         (0, (2,), False)
         """
-        player = checked_seat(player)
-        self.verify_leave(player)
-        return self._leave(player)
+        seat = self.verify_leave(player)
+        return self._leave(seat)
 
     def _leave(self, player: int) -> Event:
         self._record(Action.leave(player))
@@ -1146,34 +1131,33 @@ class Hand(SeatViews):
         held.extend(self.deck[i] for i in range(self.dealt, dealt) if (self.first_seat + i) % 4 == player)
         return held
 
-    def verify_apply(self, action: object) -> None:
-        """Raise unless :meth:`apply` would accept ``action``; nothing is dealt to find out."""
+    def verify_apply(self, action: object) -> int | None:
+        """Raise unless :meth:`apply` would accept ``action``; nothing is dealt to find out.
+
+        Returns the seat that acts, as checked (None only for ``close``, the countdown's end, which no
+        seat makes).
+        """
         if not isinstance(action, Action):
             raise IllegalActionError(f"not an action: {action!r}")
-        kind, player = action.kind, action.player
+        kind = action.kind
+        if kind is ActionKind.CLOSE:
+            if not (self.phase == Phase.DEAL and self.bidding is not None):
+                self.verify_close_bidding()  # (during the deal: the rest is dealt, then the countdown ends)
+            return None
+        player = checked_seat(action.player)  # (every kind but close has its seat: Action checks it)
         if kind is ActionKind.PLAY and self.phase is Phase.PLAY:  # (most actions are plays)
-            assert player is not None
             self.verify_play(player, action.cards)
-            return
-        if kind is ActionKind.BID:
+        elif kind is ActionKind.BID:
             target = self.dealt if action.at is None else action.at
             if not self.dealt <= target <= self.deal_size or (target > self.dealt and self.phase != Phase.DEAL):
                 raise IllegalActionError(
                     f"a bid recorded after {target} cards, but {self.dealt} of {self.deal_size} are dealt"
                 )
-            assert player is not None
             held = self._held_after(player, target) if target > self.dealt else None
             self._verify_bid(player, action.cards, action.choose, held)
-            return
-        if kind is ActionKind.CLOSE:
-            if not (self.phase == Phase.DEAL and self.bidding is not None):
-                self.verify_close_bidding()  # (during the deal: the rest is dealt, then the countdown ends)
-            return
-        assert player is not None
-        if kind is ActionKind.LEAVE:
+        elif kind is ActionKind.LEAVE:
             self.verify_leave(player)  # in any phase, the deal included: nothing is dealt
-            return
-        if self.phase == Phase.DEAL:
+        elif self.phase == Phase.DEAL:
             # only a flag hand goes from the deal straight to play: its lead and the showing of 5h 5h
             held = self._held_after(player, self.deal_size)
             if self.flag and kind is ActionKind.SHOW_RED5:
@@ -1196,6 +1180,7 @@ class Hand(SeatViews):
             self.verify_play(player, action.cards)
         else:
             self.verify_show_red5(player)
+        return player
 
     def can_apply(self, action: object) -> bool:
         """Whether :meth:`apply` would accept ``action`` (:meth:`verify_apply` says why not)."""
@@ -1208,23 +1193,21 @@ class Hand(SeatViews):
         action first deals the rest of the cards. Atomic: the action is checked first, so a refused action deals
         nothing and changes nothing.
         """
-        self.verify_apply(action)
+        player = self.verify_apply(action)
         assert isinstance(action, Action)  # (verify_apply refuses anything else)
-        kind, player, cards, choose = action.kind, action.player, action.cards, action.choose
-        if kind is ActionKind.PLAY and self.phase is Phase.PLAY and player is not None:  # (most actions are plays)
+        kind, cards, choose = action.kind, action.cards, action.choose
+        if player is None:  # close: the countdown ends, after the rest of the deal
+            self.deal_all()
+            return self._close_bidding()
+        if kind is ActionKind.PLAY and self.phase is Phase.PLAY:  # (most actions are plays)
             return self._play(player, cards, action)
         if kind is ActionKind.BID:
             while action.at is not None and self.dealt < action.at:
                 self.deal_card()
-            assert player is not None
             return self._bid(player, cards, choose)
         if kind is ActionKind.LEAVE:
-            assert player is not None
             return self._leave(player)
         self.deal_all()
-        if kind is ActionKind.CLOSE:
-            return self._close_bidding()
-        assert player is not None
         if kind is ActionKind.BURY:
             return self._bury(player, cards)
         if kind is ActionKind.FRY:
