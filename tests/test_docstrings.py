@@ -1,4 +1,4 @@
-"""Every public function, method, property and class of the package has a docstring (STYLE.md)."""
+"""Every public function, method, property and class of the package has a docstring (docs/architecture.md)."""
 
 from __future__ import annotations
 

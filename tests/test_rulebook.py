@@ -1,4 +1,4 @@
-"""Every example written in RULES.md sections 1 to 8, as tests."""
+"""Every example written in the rule book (docs/rules.md) sections 1 to 8, as tests."""
 
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ def rules_of(spec: object) -> RuleSet:
 
 
 def answer(request: dict[str, Any]) -> dict[str, object]:
-    """Map a REFEREE.md ``settle`` request onto the API (as the referee module does)."""
+    """Map a docs/referee.md ``settle`` request onto the API (as the referee module does)."""
     rules = rules_of(request["rules"])
     lt = request.get("last_trick")
     red5 = request.get("double_red5")

@@ -124,7 +124,7 @@ class Bid:
     """The cards one player shows at one moment, and for 5h 5h the trump they name.
 
     Reinforcing a single or a look-back shows the whole pair (the card shown
-    before and its twin), as in REFEREE.md.
+    before and its twin), as in docs/referee.md.
     """
 
     player: int

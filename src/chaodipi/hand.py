@@ -1,6 +1,6 @@
 """One hand as a state machine: the deal and its bids, the kitty, frying, play and settlement.
 
-RULES §2, §5–§11. The hand follows the engine's operation style (STYLE.md, after
+RULES §2, §5–§11. The hand follows the engine's operation style (docs/architecture.md, after
 pokerkit): for every action ``verify_x`` raises :class:`IllegalActionError` with the
 reason or returns the seat it checked, ``can_x`` says yes or no, and ``x`` does it and returns a
 frozen record that is also appended to :attr:`Hand.log`. A refused action changes nothing.

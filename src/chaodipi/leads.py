@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import cast
 
 from chaodipi.cards import Card, Rank, Suit
 from chaodipi.trump import EFFECTIVE_SUITS, TrumpOrder
@@ -140,7 +141,7 @@ class LeadChoices:
 
 def _simple_units(trump_order: TrumpOrder) -> list[dict[Card, Unit]]:
     """The single and the pair unit of every card, by card, made once per trump order."""
-    cache = trump_order.unit_cache
+    cache = cast(list[dict[Card, Unit]], trump_order.unit_cache)
     if not cache:
         effective, order = trump_order.effective, trump_order.order
         cache.append({c: Unit(UnitKind.SINGLE, (c,), effective[c.index], order[c.index]) for c in Card.ALL})

@@ -72,7 +72,7 @@ def parse_level(text: object) -> Rank | None:
 
 
 def format_level(level: Rank | None) -> str:
-    """Write a level as in REFEREE.md: ``"2"``..``"9"``, ``"T"``, ``"J"``, ``"Q"``, ``"K"``, ``"A"`` or ``"flag"``."""
+    """A level as docs/referee.md writes it: ``"2"``..``"9"``, ``"T"``, ``"J"``, ``"Q"``, ``"K"``, ``"A"``, ``"flag"``."""
     return FLAG if level is None else level.symbol
 
 
@@ -128,7 +128,7 @@ class Progress:
         return format_level(self.level)
 
     def to_json(self) -> dict[str, object]:
-        """``{"level": ..., "circle": ...}`` as in REFEREE.md."""
+        """``{"level": ..., "circle": ...}`` as in docs/referee.md."""
         return {"level": self.level_text, "circle": self.circle}
 
     def __str__(self) -> str:

@@ -524,7 +524,7 @@ def _internal_error(exc: BaseException) -> str:
 
 
 def answer(request: object) -> dict[str, Any]:
-    """Answer one referee request (a dict as in REFEREE.md); bad input gives ``{"error": ...}`` in words.
+    """Answer one referee request (a dict as in docs/referee.md); bad input gives ``{"error": ...}`` in words.
 
     The request's ``id`` is copied into the answer, unless the id itself cannot be written as JSON.
     """
@@ -622,7 +622,7 @@ def run_lines(lines: Iterable[str | bytes], out: IO[str]) -> int:
 
     ``lines`` are texts, or UTF-8 bytes as :func:`read_lines` gives them (a line that is not UTF-8
     is answered with an error, like any other bad line). Blank lines get no answer. Returns the exit
-    status: 0, or 2 when the input is not JSON Lines at all (no line of it was JSON), as REFEREE.md
+    status: 0, or 2 when the input is not JSON Lines at all (no line of it was JSON), as docs/referee.md
     says; every line is answered either way.
     """
     answered = any_json = False

@@ -122,7 +122,7 @@ class LastTrick:
 
     @classmethod
     def from_json(cls, obj: object) -> LastTrick:
-        """Read ``{"winner": "scoring", "lead": "…", "winning_play": "…"}`` as in REFEREE.md."""
+        """Read ``{"winner": "scoring", "lead": "…", "winning_play": "…"}`` as in docs/referee.md."""
         if not isinstance(obj, Mapping):
             raise SettlementError(f'last_trick must be {{"winner", "lead", "winning_play"}}, not {obj!r}')
         missing = [k for k in ("winner", "winning_play") if k not in obj]
@@ -247,7 +247,7 @@ class Settlement:
         return self.dealer if side is Side.DEALER else self.scoring
 
     def to_json(self) -> dict[str, object]:
-        """The ``settle`` answer of REFEREE.md (``credits`` only with the credits option)."""
+        """The ``settle`` answer of docs/referee.md (``credits`` only with the credits option)."""
         out: dict[str, object] = {
             "table": self.table.value,
             "dealer": self.dealer.to_json(),

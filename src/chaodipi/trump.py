@@ -20,13 +20,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from chaodipi.cards import SUITS, Card, Rank, Suit
 from chaodipi.rules import RuleSet, TractorSkipLevel
-
-if TYPE_CHECKING:  # (units imports this module: only the annotation needs Unit)
-    from chaodipi.units import Unit
 
 __all__ = ["EFFECTIVE_SUITS", "TRUMP", "TrumpError", "TrumpOrder", "parse_trump", "trump_text"]
 
@@ -151,8 +147,9 @@ class TrumpOrder:
     sort_position: dict[Card, int]
     #: each card's place from the strongest down (ties by card index), the order leads are listed in
     strength_position: dict[Card, int]
-    #: the single and the pair unit of each card, by card (:func:`chaodipi.leads.unit_leads`), made at first use
-    unit_cache: list[dict[Card, Unit]]
+    #: the single and the pair unit of each card, by card, made at first use by :mod:`chaodipi.leads`, which types
+    #: them (units.py builds on this module, so this one does not name its classes)
+    unit_cache: list[dict[Card, object]]
 
     def __init__(self, rules: RuleSet, level: Rank | None, trump: Suit | None) -> None:
         if level is not None and level > Rank.ACE:
