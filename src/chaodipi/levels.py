@@ -72,7 +72,7 @@ def parse_level(text: object) -> Rank | None:
 
 
 def format_level(level: Rank | None) -> str:
-    """A level as docs/referee.md writes it: ``"2"``..``"9"``, ``"T"``, ``"J"``, ``"Q"``, ``"K"``, ``"A"``, ``"flag"``."""
+    """A level as docs/referee.md writes it: ``"2"``..``"9"``, ``"T"``, ``"J"``..``"A"``, or ``"flag"``."""
     return FLAG if level is None else level.symbol
 
 
