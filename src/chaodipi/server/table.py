@@ -25,14 +25,15 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any, Protocol, TypeVar
 
 from chaodipi.game import Game
-from chaodipi.hand import Hand
+from chaodipi.hand import DecisionKind, Hand
 from chaodipi.log import Action, ActionKind, IllegalActionError
 from chaodipi.rules import RuleSet
 from chaodipi.server.bots import BOT_NAMES, BotRunner, bot_seed
+from chaodipi.server.clock import Clock, Deadline, LoopClock
 from chaodipi.server.protocol import (
     Act,
     Again,
@@ -167,21 +168,6 @@ class SeatState:
         }
 
 
-@dataclass(slots=True)
-class Deadline:
-    """The decision the table waits for: whose (None: anyone may still bid), what, and when it runs out."""
-
-    seat: int | None
-    kind: str  # declare, bury, fry, play
-    due: float  # the event loop's clock
-    at: datetime  # wall clock (stored)
-    key: tuple[int, int, str]  # (hand, decisions made in it, phase): a new decision has a new key
-
-    def to_json(self, now: float) -> dict[str, Any]:
-        """``{"seat", "kind", "ms"}``: milliseconds remaining."""
-        return {"seat": self.seat, "kind": self.kind, "ms": max(0, round((self.due - now) * 1000))}
-
-
 # -- commands: everything that changes a table arrives through its queue ---------------------------
 
 
@@ -247,7 +233,9 @@ class Table:
         bots: BotRunner,
         config: ServerConfig,
         stats: Stats | None = None,
+        clock: Clock | None = None,
     ) -> None:
+        self.clock: Clock = clock or LoopClock()  # the table's one source of time (a fake one in tests)
         self.store = store
         self.db = db
         self.bots = bots
@@ -312,7 +300,7 @@ class Table:
 
     def message(self, peer: Peer, message: ClientMessage) -> None:
         """A client message on a connection that said hello."""
-        self.submit(_Message(peer, message, asyncio.get_running_loop().time()))
+        self.submit(_Message(peer, message, self.clock.now()))
 
     def refuse(self, peer: Peer, code: str, message: str, ref: str | None = None) -> None:
         """Refuse a message for its shape: an error reply, sent after the replies to the messages before it."""
@@ -338,9 +326,7 @@ class Table:
             if isinstance(command, _Stop):
                 return
             try:
-                if command is not None:
-                    await self._handle(command)
-                await self._clocks()
+                await self.step(command)
             except asyncio.CancelledError:
                 raise
             except StaleSequenceError as exc:
@@ -350,6 +336,19 @@ class Table:
             except Exception:
                 log.exception("table %s: internal error; reloading it from the database", self.id)
                 await self._reload()
+
+    async def step(self, command: _Command | None = None) -> None:
+        """Handle ``command`` (if any), then do what is due on the table's clock: one turn of :meth:`run`.
+
+        The table's unit tests drive a table by this alone, on a fake clock, with no task and no waiting.
+        """
+        if command is not None and not isinstance(command, _Stop):
+            await self._handle(command)
+        await self._clocks()
+
+    def next_wake(self) -> float | None:
+        """When the table's clock next has something to do (None: nothing until a command comes)."""
+        return self._next_wake()
 
     def _next_wake(self) -> float | None:
         times = [t for t in (self.deal_due, self.pause_due) if t is not None]
@@ -528,7 +527,7 @@ class Table:
         await self._store_finished()
         self.stats.accepted += 1
         if arrived is not None:
-            self.stats.latencies.append(asyncio.get_running_loop().time() - arrived)
+            self.stats.latencies.append(self.clock.now() - arrived)
 
     def _after_change(self) -> None:
         """After an action or a card: settle a finished hand, tell every seat, plan the next clocks."""
@@ -549,7 +548,7 @@ class Table:
             self.status = TableStatus.FINISHED
             self.pause_due = None
         else:
-            self.pause_due = asyncio.get_running_loop().time() + self.config.hand_pause_ms / 1000
+            self.pause_due = self.clock.now() + self.config.hand_pause_ms / 1000
         self.ready.clear()
 
     async def _ready(self, seat: int, peer: Peer, ref: str | None) -> None:
@@ -570,16 +569,15 @@ class Table:
         for n, s in enumerate(self.seats):
             if s is not None and s.kind is SeatKind.PLAYER and s.peers and not s.auto and n not in self.ready:
                 return False
-        self.pause_due = asyncio.get_running_loop().time()
+        self.pause_due = self.clock.now()
         return True
 
     # -- clocks ----------------------------------------------------------------------------------
     async def _clocks(self) -> None:
         """Do what is due: finish a game's status, the next card, a deadline, a bot's turn, the next hand."""
-        loop = asyncio.get_running_loop()
         await self._store_finished()
         for _ in range(200):  # what is due now, a bounded amount at a time
-            now = loop.time()
+            now = self.clock.now()
             if self.pause_due is not None and self.pause_due <= now:
                 self.pause_due = None
                 await self._start_hand()
@@ -612,7 +610,7 @@ class Table:
         ev = hand.deal_card()
         seat = ev.player
         if hand.phase is Phase.DEAL:
-            self.deal_due = asyncio.get_running_loop().time() + self.config.deal_ms / 1000
+            self.deal_due = self.clock.now() + self.config.deal_ms / 1000
             if seat is not None:
                 self._send_state(seat)
                 if self._bot_plays(seat):
@@ -630,7 +628,7 @@ class Table:
         hand = self._hand()
         if hand is None or self.hand_settled:
             return
-        if deadline.kind == "declare":
+        if deadline.kind == DecisionKind.DECLARE:
             await self._accept(Action.close())
             return
         seat = deadline.seat
@@ -656,12 +654,13 @@ class Table:
         return (self.hand_number, self.seq, hand.phase.value if hand else "", hand.dealt if hand else 0, seat)
 
     def _bot_wanted(self, seat: int, hand: Hand) -> bool:
-        """Whether the hand waits on (or offers something to) ``seat`` now."""
-        if hand.phase is Phase.COUNTDOWN:
-            return self.asked_in_countdown.get(seat) != self.seq and bool(hand.possible_bids(seat))
-        if hand.phase in (Phase.BURY, Phase.FRY, Phase.PLAY):
-            return hand.to_act() == seat or (hand.flag and hand.can_show_red5(seat))
-        return False
+        """Whether the hand waits on (or offers something to) ``seat`` now (the engine's :meth:`Hand.pending`)."""
+        pending = hand.pending()
+        if pending is None:
+            return False
+        if pending.kind is DecisionKind.DECLARE:  # each seat with a bid is asked once per change of the table
+            return self.asked_in_countdown.get(seat) != self.seq and seat in pending.offered
+        return pending.seat == seat or seat in pending.offered
 
     async def _bot_turn(
         self, seat: int, key: tuple[Any, ...], *, ask_now: bool = False, fallback: bool = False
@@ -714,12 +713,11 @@ class Table:
     def _schedule(self) -> None:
         """Plan the clocks for the state the table is in: dealing, bots' turns, the deadline."""
         hand = self._hand()
-        loop = asyncio.get_running_loop()
         if hand is None or self.hand_settled:
             self.bot_due.clear()
             return
         if hand.phase is Phase.DEAL and self.deal_due is None:
-            self.deal_due = loop.time() + self.config.deal_ms / 1000
+            self.deal_due = self.clock.now() + self.config.deal_ms / 1000
         for seat in range(4):
             key = self._bot_key(seat)
             if seat in self.thinking or not self._bot_plays(seat) or not self._bot_wanted(seat, hand):
@@ -727,29 +725,18 @@ class Table:
                     del self.bot_due[seat]
                 continue
             if self.bot_due.get(seat, (0.0, None))[1] != key:
-                self.bot_due[seat] = (loop.time() + self.config.bot_delay_ms / 1000, key)
+                self.bot_due[seat] = (self.clock.now() + self.config.bot_delay_ms / 1000, key)
 
     def _next_deadline(self) -> Deadline | None:
-        """The deadline of the decision the hand waits for now (a countdown or a seat's turn)."""
+        """The deadline of the decision the hand waits for now (the engine's :meth:`Hand.pending`)."""
         hand = self._hand()
-        if hand is None or hand.phase in (Phase.DEAL, Phase.OVER, Phase.REDEAL):
+        pending = None if hand is None else hand.pending()
+        if pending is None:
             return None
-        rules = self.rules
-        if hand.phase is Phase.COUNTDOWN:
-            seat, kind, seconds = None, "declare", rules.declare_seconds
-        else:
-            seat = hand.to_act()
-            kind = {Phase.BURY: "bury", Phase.FRY: "fry"}.get(hand.phase, "play")
-            seconds = {"bury": rules.bury_seconds, "fry": rules.fry_seconds}.get(kind, rules.play_seconds)
-        # The decision: a new one starts with each action but a leave or a show of 5h 5h (which end
-        # no decision); in the countdown each bid starts it again.
-        decisions = sum(1 for a in hand.actions if a.kind not in (ActionKind.LEAVE, ActionKind.SHOW_RED5))
-        key = (self.hand_number, decisions, hand.phase.value)
+        key = (self.hand_number, pending.number, pending.kind.value)
         if self.deadline is not None and self.deadline.key == key:
             return self.deadline
-        limit = self.limit(seconds)
-        now = asyncio.get_running_loop().time()
-        return Deadline(seat, kind, now + limit, datetime.now(UTC) + timedelta(seconds=limit), key)
+        return Deadline.start(pending.kind.value, pending.seat, self.limit(pending.seconds), self.clock, key=key)
 
     def limit(self, seconds: int) -> float:
         """A decision's time limit in seconds: the rules' times the server's time scale."""
@@ -888,13 +875,12 @@ class Table:
         self.game = game
         hand = game.current
         assert hand is not None
-        loop = asyncio.get_running_loop()
         self.hand_settled = hand.phase in (Phase.OVER, Phase.REDEAL)
         if self.hand_settled:
             if game.over:
                 self.status = TableStatus.FINISHED
             else:
-                self.pause_due = loop.time() + self.config.hand_pause_ms / 1000
+                self.pause_due = self.clock.now() + self.config.hand_pause_ms / 1000
             return
         for seat in hand.left:  # a leave stored just before a crash: the seat is the bot's
             state = self.seats[seat]
@@ -903,12 +889,8 @@ class Table:
                 self.seats[seat] = SeatState(SeatKind.BOT, state.name, "rules", None)
         self.deadline = self._next_deadline()
         if self.deadline is not None and info.deadline_at is not None:
-            now = datetime.now(UTC)
-            full = self.deadline.due - loop.time()  # the whole limit of this decision
-            moved = min(info.deadline_at + downtime, now + timedelta(seconds=full))
-            remaining = max(0.0, (moved - now).total_seconds())
-            self.deadline.due = loop.time() + remaining
-            self.deadline.at = moved
+            self.deadline = self.deadline.extended(downtime.total_seconds(), self.clock, info.deadline_at)
+            moved = self.deadline.at
             await self._db(self.store.set_deadline, self.id, moved)
         self._schedule()
 
@@ -972,7 +954,7 @@ class Table:
     def _state_message(self, seat: int, peer: Peer) -> dict[str, Any]:
         """The seat's view (built from :meth:`Hand.view` alone) and the events this connection has not had."""
         hand = self._hand()
-        now = asyncio.get_running_loop().time()
+        now = self.clock.now()
         out: dict[str, Any] = {
             "seq": self.seq,
             "hand": self.hand_number,
