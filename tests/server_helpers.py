@@ -23,7 +23,7 @@ import websockets
 from chaodipi.bots import make_bot
 from chaodipi.log import Action
 from chaodipi.server.app import create_app
-from chaodipi.server.table import ServerConfig
+from chaodipi.server.config import ServerConfig
 from chaodipi.view import View
 
 FAST = {"deal_ms": 0, "bot_delay_ms": 0, "hand_pause_ms": 0, "time_scale": 0.05}

@@ -20,9 +20,10 @@ from chaodipi.cards import parse_cards, shuffled_deck
 from chaodipi.hand import Hand
 from chaodipi.log import ActionKind, EventKind
 from chaodipi.rules import PRESETS, RuleSet
-from chaodipi.server import app, protocol, table
+from chaodipi.server import app, protocol, table, tables, ws
+from chaodipi.server.config import ServerConfig
 from chaodipi.server.protocol import MAX_MESSAGE_BYTES, MAX_REF
-from chaodipi.server.table import MAX_NAME, ServerConfig
+from chaodipi.server.table import MAX_NAME
 from chaodipi.view import BidOption, Legal
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,12 +48,12 @@ def _text(node: ast.AST | None) -> str | None:
 
 
 def error_codes() -> set[str]:
-    """Every error code the server can send: the codes of ``error_message(...)`` calls and of
+    """Every error code the server can send: the codes of ``ErrorReply(...)`` messages and of
     ``ProtocolError(...)`` raises in the server's modules, and ProtocolError's default code."""
     codes: set[str] = set()
     for path in sorted(SERVER.glob("*.py")):
         for node in ast.walk(_tree(path.name)):
-            if isinstance(node, ast.Call) and _called(node, "error_message") and len(node.args) >= 2:
+            if isinstance(node, ast.Call) and _called(node, "ErrorReply") and len(node.args) >= 2:
                 code = _text(node.args[1])
             elif isinstance(node, ast.Call) and _called(node, "ProtocolError"):
                 given = node.args[1] if len(node.args) >= 2 else None
@@ -76,7 +77,7 @@ def client_types() -> set[str]:
 def server_types() -> set[str]:
     """The message types the server sends: every ``"type": "..."`` literal of a dict in its modules."""
     found: set[str] = set()
-    for name in ("app.py", "protocol.py", "table.py"):
+    for name in ("app.py", "protocol.py", "table.py", "messages.py", "ws.py"):
         for node in ast.walk(_tree(name)):
             if isinstance(node, ast.Dict):
                 for key, value in zip(node.keys, node.values, strict=True):
@@ -98,8 +99,8 @@ def routes() -> set[str]:
 
 def close_codes() -> set[int]:
     """The WebSocket close codes the server uses: its ``CLOSE_*`` constants and the numbers passed to ``close``."""
-    codes = {v for m in (app, table) for k, v in vars(m).items() if k.startswith("CLOSE_") and isinstance(v, int)}
-    for name in ("app.py", "table.py"):
+    codes = {v for m in (app, table, ws) for k, v in vars(m).items() if k.startswith("CLOSE_") and isinstance(v, int)}
+    for name in ("app.py", "table.py", "ws.py"):
         for node in ast.walk(_tree(name)):
             if isinstance(node, ast.Call) and _called(node, "close") and node.args:
                 first = node.args[0]
@@ -197,7 +198,7 @@ def test_the_limits_and_time_limits_are_the_codes() -> None:
         "id length": MAX_REF,
         "guest name": MAX_NAME,
         "body size": app.MAX_BODY,
-        "lobby writes": app.LOBBY_WRITES_PER_MINUTE,
+        "lobby writes": tables.LOBBY_WRITES_PER_MINUTE,
         "rate": int(config.rate_per_s),
         "burst": config.rate_burst,
         "send queue": config.send_queue,

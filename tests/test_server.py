@@ -442,8 +442,8 @@ def test_the_lobby_answers_bad_requests_in_words(tmp_path: Any) -> None:
 
 
 def test_a_slow_client_is_dropped_not_waited_for() -> None:
-    from chaodipi.server.app import Connection
-    from chaodipi.server.table import ServerConfig
+    from chaodipi.server.config import ServerConfig
+    from chaodipi.server.ws import Connection
 
     class Socket:
         pass

@@ -21,9 +21,10 @@ from chaodipi.hand import DecisionKind
 from chaodipi.rules import RuleSet
 from chaodipi.server.bots import BotRunner
 from chaodipi.server.clock import FakeClock
+from chaodipi.server.config import ServerConfig
 from chaodipi.server.protocol import Act, Auto, Hello, Leave, parse_client
 from chaodipi.server.store import SeatKind, Store
-from chaodipi.server.table import CLOSE_LEFT, ServerConfig, Table, _Connect, _Disconnect, _Message
+from chaodipi.server.table import CLOSE_LEFT, SeatState, Table, _Connect, _Disconnect, _Message
 from chaodipi.view import Phase
 
 CONFIG = ServerConfig(deal_ms=100, bot_delay_ms=500, hand_pause_ms=15_000)
@@ -279,3 +280,16 @@ def test_a_whole_hand_runs_on_the_fake_clock(tmp_path: Path, rules: str) -> None
         assert hand is not None and stored == hand.actions  # every action stored, in order
 
     run(test, tmp_path, rules=rules)
+
+
+def test_a_seat_has_one_json_shape_in_the_lobby_and_at_the_table(tmp_path: Path) -> None:
+    async def test(s: Setup) -> None:
+        peer = await s.connect()
+        at_table = peer.sent[0]["seats"]
+        stored = s.store.seats(s.table_id)
+        in_lobby = [SeatState.stored(stored[n]).to_json(n) for n in range(4)]
+        assert [set(x) for x in in_lobby] == [set(x) for x in at_table]
+        assert in_lobby[1] == at_table[1]  # a bot seat: the same, connected or not
+        assert at_table[0]["connected"] is True and in_lobby[0]["connected"] is False  # (no connection in the store)
+
+    run(test, tmp_path)

@@ -304,8 +304,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     try:
+        from chaodipi.server.config import ServerConfig
         from chaodipi.server.serve import default_owner, serve
-        from chaodipi.server.table import ServerConfig
     except ModuleNotFoundError as exc:
         raise CommandError(f"chaodipi serve needs {exc.name}: pip install chaodipi") from None
     config = ServerConfig(

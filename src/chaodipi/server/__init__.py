@@ -1,9 +1,18 @@
-"""The game server (issue 11), being built step by step: a client of the engine.
+"""The game server: a client of the engine, one job per module (the engine never imports this package).
 
-So far it holds the event-sourced storage (:mod:`chaodipi.server.store`): tables, each
-hand's deal and every accepted action, in SQLite or PostgreSQL through SQLAlchemy 2 with
-Alembic migrations, and the replay that rebuilds a table's :class:`~chaodipi.game.Game`
-from them. The rules engine never imports this package.
+- :mod:`~chaodipi.server.store`: event-sourced storage (tables, seats, each hand's deal, every
+  accepted action) in SQLite or PostgreSQL through SQLAlchemy 2, with Alembic migrations;
+- :mod:`~chaodipi.server.table`: one table, one asyncio task reading one queue: the engine checks an
+  action, the store keeps it, then every seat is sent its view;
+- :mod:`~chaodipi.server.clock`: the table's time, injected (a fake clock in tests), and deadlines as values;
+- :mod:`~chaodipi.server.config`: how tables are paced and limited, and what is measured of them;
+- :mod:`~chaodipi.server.protocol` and :mod:`~chaodipi.server.messages`: what a client sends (parsed,
+  checked for shape) and what the server sends (one class per kind of message);
+- :mod:`~chaodipi.server.bots`: the bots that play bot seats and seats in 托管;
+- :mod:`~chaodipi.server.tables`: the tables this process runs, claimed and rebuilt from the store;
+- :mod:`~chaodipi.server.app` (HTTP: the lobby, with Starlette's exception handlers) and
+  :mod:`~chaodipi.server.ws` (the WebSocket endpoint); :mod:`~chaodipi.server.replay`: replays;
+  :mod:`~chaodipi.server.serve`: ``chaodipi serve`` under uvicorn.
 """
 
 from __future__ import annotations

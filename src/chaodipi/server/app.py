@@ -22,21 +22,17 @@ HTTP (JSON in, JSON out; errors are ``{"error": "..."}`` with a 4xx status):
 Pages: ``/`` (the lobby), ``/t/{id}`` (a table), ``/replay`` and ``/replay/{id}/{n}`` (the
 replay viewer) are the browser client's one page; its files are under ``/static/``.
 
-WebSocket ``/ws/tables/{id}``: docs/protocol.md.
+WebSocket ``/ws/tables/{id}``: docs/protocol.md, served by :mod:`chaodipi.server.ws`. The tables this
+process runs are :class:`~chaodipi.server.tables.Server`'s.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import json
 import logging
-import secrets
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from starlette.applications import Starlette
@@ -46,187 +42,24 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from chaodipi.record import RecordError
-from chaodipi.rules import PRESET_NAMES, RuleError, RuleSet
-from chaodipi.server.bots import BOT_NAMES, BotRunner
-from chaodipi.server.protocol import (
-    ProtocolError,
-    dumps,
-    error_message,
-    parse_client,
-    parse_hello,
-)
+from chaodipi.rules import PRESET_NAMES, RuleSet
+from chaodipi.server.bots import BOT_NAMES
+from chaodipi.server.config import ServerConfig
 from chaodipi.server.replay import MAX_RECORD_BYTES, replay_frames
-from chaodipi.server.store import DEFAULT_URL, SEED_RANGE, Store, StoreError, TableStatus, UnknownTableError
-from chaodipi.server.table import MAX_NAME, ServerConfig, Stats, Table, TableError, in_thread
+from chaodipi.server.store import DEFAULT_URL, StoreError, TableStatus, UnknownTableError
+from chaodipi.server.table import SeatState, TableError
+from chaodipi.server.tables import Server, guest_name, only_fields
+from chaodipi.server.ws import table_socket
 from chaodipi.web import INDEX, STATIC
 
-__all__ = ["Connection", "Server", "create_app"]
+__all__ = ["EXCEPTION_HANDLERS", "create_app"]
 
 log = logging.getLogger("chaodipi.server")
 
 #: The largest HTTP request body the lobby reads.
 MAX_BODY = 16 * 1024
-#: Lobby requests that change something, per client address, per minute.
-LOBBY_WRITES_PER_MINUTE = 120
-CLOSE_BAD_HELLO = 4400
-CLOSE_TOO_FAST = 4429
-CLOSE_TOO_SLOW = 4408  # the client did not read its messages
-CLOSE_TOO_LARGE = 1009
-
-
-class Server:
-    """The tables this process runs, their store, and the machinery they share."""
-
-    def __init__(self, url: str = DEFAULT_URL, config: ServerConfig | None = None) -> None:
-        self.url = url
-        self.config = config or ServerConfig()
-        self.store = Store(url)
-        sqlite = self.store.engine.dialect.name == "sqlite"
-        # SQLite takes one writer at a time: one database thread; PostgreSQL: a few.
-        self.db = ThreadPoolExecutor(1 if sqlite else 4, thread_name_prefix="chaodipi-db")
-        self.bots = BotRunner(self.config.bot_workers)
-        self.tables: dict[int, Table] = {}
-        self.stats = Stats()
-        self._loading = asyncio.Lock()
-        self._renewer: asyncio.Task[None] | None = None
-        self._writes: dict[str, list[float]] = {}
-
-    async def db_call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """Run a store call in the database thread(s)."""
-        return await in_thread(self.db, fn, *args, **kwargs)
-
-    async def start(self) -> None:
-        """Migrate the database, claim and rebuild every unfinished table, and start renewing the claims."""
-        await self.db_call(self.store.migrate)
-        for info in await self.db_call(self.store.list_tables):
-            if info.status is not TableStatus.FINISHED:
-                await self._load(info.id)
-        self._renewer = asyncio.get_running_loop().create_task(self._renew())
-
-    async def stop(self) -> None:
-        """Stop every table and give up their claims (what is stored stays)."""
-        if self._renewer is not None:
-            self._renewer.cancel()
-        for table in list(self.tables.values()):
-            await table.stop()
-            for s in table.seats:
-                for peer in list(s.peers if s else []):
-                    peer.close(1001, "the server is going away")
-        with contextlib.suppress(Exception):
-            await self.db_call(self.store.release, self.config.owner)
-        self.bots.close()
-        self.db.shutdown(wait=True)
-        self.store.close()
-
-    async def _renew(self) -> None:
-        lease = timedelta(seconds=self.config.lease_s)
-        while True:
-            await asyncio.sleep(self.config.lease_s / 3)
-            try:
-                await self.db_call(self.store.renew, self.config.owner, lease)
-            except Exception:
-                log.exception("cannot renew the claims on the tables")
-            for tid, table in list(self.tables.items()):
-                if table.moved:
-                    del self.tables[tid]
-
-    async def _load(self, table_id: int) -> Table | None:
-        """Claim a stored table and rebuild it; None when another process runs it."""
-        before = await self.db_call(
-            self.store.claim, table_id, self.config.owner, timedelta(seconds=self.config.lease_s)
-        )
-        if before is None:
-            return None
-        now = datetime.now(UTC)
-        last_alive = before.heartbeat_at or before.updated_at
-        downtime = max(timedelta(0), now - last_alive) if before.deadline_at is not None else timedelta(0)
-        seats = await self.db_call(self.store.seats, table_id)
-        table = Table(before, seats, store=self.store, db=self.db, bots=self.bots, config=self.config, stats=self.stats)
-        await table.restore(downtime)
-        table.start()
-        self.tables[table_id] = table
-        log.info("table %s: running (%s, downtime %.1f s)", table_id, before.status, downtime.total_seconds())
-        return table
-
-    async def table(self, table_id: int) -> Table:
-        """The running table ``table_id``, loaded from the database if this process does not run it yet."""
-        table = self.tables.get(table_id)
-        if table is not None and not table.moved:
-            return table
-        async with self._loading:
-            table = self.tables.get(table_id)
-            if table is not None and not table.moved:
-                return table
-            try:
-                loaded = await self._load(table_id)
-            except UnknownTableError:
-                raise TableError(f"no table {table_id}", 404) from None
-            if loaded is None:
-                raise TableError(f"table {table_id} is run by another server", 409)
-            return loaded
-
-    async def create_table(self, body: dict[str, Any]) -> Table:
-        """A new table from a lobby request: ``{"name", "rules", "seed"?, "bots"?}``."""
-        _only(body, {"name", "rules", "seed", "bots"})
-        name = body.get("name", "")
-        if not isinstance(name, str) or len(name.strip()) > 64 or not name.isprintable():
-            raise TableError("'name' is printable text of at most 64 characters", 400)
-        try:
-            rules = RuleSet.from_spec(body.get("rules", "standard"))
-        except RuleError as exc:
-            raise TableError(f"rules: {exc}", 400) from None
-        seed = body.get("seed")
-        if seed is None:
-            seed = secrets.randbits(62)
-        if isinstance(seed, bool) or not isinstance(seed, int) or not SEED_RANGE[0] <= seed <= SEED_RANGE[1]:
-            raise TableError("'seed' is a whole number that fits 64 bits", 400)
-        bots = _bots(body.get("bots", {}))
-        table_id = await self.db_call(self.store.create_table, rules, seed, name=name.strip())
-        table = await self.table(table_id)
-        for seat, bot in sorted(bots.items()):
-            await table.call(functools.partial(table.take_seat, seat, "", bot))
-        return table
-
-    def allow_write(self, client: str) -> bool:
-        """Whether ``client`` may make another lobby change now (a per-address limit)."""
-        now = time.monotonic()
-        recent = [t for t in self._writes.get(client, []) if now - t < 60]
-        if len(recent) >= LOBBY_WRITES_PER_MINUTE:
-            self._writes[client] = recent
-            return False
-        recent.append(now)
-        self._writes[client] = recent
-        if len(self._writes) > 10_000:
-            self._writes = {k: v for k, v in self._writes.items() if v and now - v[-1] < 60}
-        return True
-
-
-def _only(body: dict[str, Any], keys: set[str]) -> None:
-    unknown = set(body) - keys
-    if unknown:
-        raise TableError(f"unknown field(s) {', '.join(sorted(map(str, unknown)))}", 400)
-
-
-def _bots(value: object) -> dict[int, str]:
-    if not isinstance(value, dict):
-        raise TableError('\'bots\' maps seats to bots, e.g. {"1": "rules", "3": "search"}', 400)
-    out: dict[int, str] = {}
-    for key, bot in value.items():
-        if not (isinstance(key, str) and key in ("0", "1", "2", "3")):
-            raise TableError(f"bots: {key!r} is not a seat 0..3", 400)
-        if bot not in BOT_NAMES:
-            raise TableError(f"bots: {bot!r} is not a bot; the bots are {', '.join(BOT_NAMES)}", 400)
-        out[int(key)] = bot
-    return out
-
-
-def _guest_name(value: object) -> str:
-    if not isinstance(value, str) or not value.strip() or len(value.strip()) > MAX_NAME or not value.isprintable():
-        raise TableError(f"'name' is printable text of 1 to {MAX_NAME} characters", 400)
-    return value.strip()
 
 
 # -- HTTP -------------------------------------------------------------------------------------------
@@ -264,18 +97,37 @@ Handler = Callable[[Request, Server], Awaitable[Response]]
 
 
 def _endpoint(handler: Handler, *, write: bool = False) -> Callable[[Request], Awaitable[Response]]:
+    """The route for ``handler``: it gets the server; a lobby change counts against its address's limit.
+
+    A refused request raises (:class:`TableError`, :class:`StoreError`); the application's exception
+    handlers (:data:`EXCEPTION_HANDLERS`) turn it into ``{"error": "..."}`` with its status.
+    """
+
     async def endpoint(request: Request) -> Response:
         server: Server = request.app.state.server
         if write and not server.allow_write(request.client.host if request.client else "?"):
-            return _error("too many requests: wait a minute", 429)
-        try:
-            return await handler(request, server)
-        except TableError as exc:
-            return _error(str(exc), exc.status)
-        except StoreError as exc:
-            return _error(str(exc), 409)
+            raise TableError("too many requests: wait a minute", 429)
+        return await handler(request, server)
 
     return endpoint
+
+
+async def _refused(request: Request, exc: Exception) -> Response:
+    """A lobby request refused by a table (a taken seat, a bad body…): its words and its status."""
+    assert isinstance(exc, TableError)
+    return _error(str(exc), exc.status)
+
+
+async def _conflict(request: Request, exc: Exception) -> Response:
+    """A request the store refuses (a stale sequence number, a table run elsewhere): 409 with its words."""
+    return _error(str(exc), 409)
+
+
+#: How a refused request becomes a reply: one place for every route (Starlette's exception handlers).
+EXCEPTION_HANDLERS: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
+    TableError: _refused,
+    StoreError: _conflict,
+}
 
 
 def _table_id(request: Request) -> int:
@@ -330,12 +182,7 @@ async def list_tables(request: Request, server: Server) -> Response:
                     "rules": info.rules.to_spec(),
                     "room": info.rules.name,
                     "status": info.status.value,
-                    "seats": [
-                        None
-                        if n not in seats
-                        else {"seat": n, "kind": seats[n].kind.value, "name": seats[n].name, "auto": seats[n].auto}
-                        for n in range(4)
-                    ],
+                    "seats": [None if n not in seats else SeatState.stored(seats[n]).to_json(n) for n in range(4)],
                     "seq": info.last_seq,
                     "hand": info.hand_number,
                     "games": info.game if info.hand_number else 0,
@@ -359,14 +206,14 @@ async def get_table(request: Request, server: Server) -> Response:
 async def take_seat(request: Request, server: Server) -> Response:
     """``POST /api/tables/{id}/seats``: a guest takes a seat (its resume token comes back once) or a bot fills it."""
     body = await _body(request)
-    _only(body, {"name", "seat", "bot"})
+    only_fields(body, {"name", "seat", "bot"})
     seat = body.get("seat")
     if seat is not None and (type(seat) is not int or seat not in (0, 1, 2, 3)):
         raise TableError("'seat' is 0..3 (or left out: the first free seat)", 400)
     bot = body.get("bot")
     if bot is not None and bot not in BOT_NAMES:
         raise TableError(f"'bot' is one of {', '.join(BOT_NAMES)}", 400)
-    name = "" if bot is not None and "name" not in body else _guest_name(body.get("name"))
+    name = "" if bot is not None and "name" not in body else guest_name(body.get("name"))
     table = await server.table(_table_id(request))
     answer = await table.call(lambda: table.take_seat(seat, name, bot))
     return JSONResponse(answer, status_code=201)
@@ -375,7 +222,7 @@ async def take_seat(request: Request, server: Server) -> Response:
 async def leave(request: Request, server: Server) -> Response:
     """``POST /api/tables/{id}/leave``: the seat with this token leaves (逃跑 during a game)."""
     body = await _body(request)
-    _only(body, {"token"})
+    only_fields(body, {"token"})
     token = body.get("token")
     if not isinstance(token, str) or not 1 <= len(token) <= 128:
         raise TableError("'token' is the seat's resume token", 400)
@@ -420,177 +267,6 @@ async def upload_replay(request: Request, server: Server) -> Response:
     return await _frames(await _body(request, MAX_RECORD_BYTES))
 
 
-# -- WebSocket --------------------------------------------------------------------------------------
-
-
-class Connection:
-    """One client's WebSocket: a queue of outgoing messages drained by a sender task, and a rate limit."""
-
-    def __init__(self, websocket: WebSocket, config: ServerConfig) -> None:
-        self.websocket = websocket
-        self.config = config
-        self._seat = -1
-        self.hand_sent = -1
-        self.events_sent = 0
-        self.ready = asyncio.Event()
-        self.closed = False
-        self.outbox: asyncio.Queue[str | tuple[int, str]] = asyncio.Queue(config.send_queue)
-        self.tokens = float(config.rate_burst)
-        self.refilled = time.monotonic()
-
-    @property
-    def seat(self) -> int:
-        """The seat this connection speaks for (-1 before the table accepted its hello)."""
-        return self._seat
-
-    @seat.setter
-    def seat(self, value: int) -> None:
-        """Set by the table when it accepts the hello."""
-        self._seat = value
-        self.ready.set()
-
-    def send(self, text: str) -> None:
-        """Queue a message; a client whose queue is full cannot keep up and is dropped."""
-        if self.closed:
-            return
-        try:
-            self.outbox.put_nowait(text)
-        except asyncio.QueueFull:
-            log.warning("dropping a client that does not read its messages (seat %s)", self._seat)
-            self._drop(CLOSE_TOO_SLOW, "too slow: messages were not read")
-
-    def close(self, code: int, reason: str) -> None:
-        """Close after what is queued."""
-        if self.closed:
-            return
-        self.ready.set()
-        try:
-            self.outbox.put_nowait((code, reason))
-            self.closed = True
-        except asyncio.QueueFull:
-            self._drop(code, reason)
-
-    def _drop(self, code: int, reason: str) -> None:
-        self.closed = True
-        self.ready.set()
-        while not self.outbox.empty():
-            self.outbox.get_nowait()
-        self.outbox.put_nowait((code, reason))
-
-    def allow(self) -> bool:
-        """The rate limit: a token bucket of ``rate_burst`` refilled at ``rate_per_s``."""
-        now = time.monotonic()
-        self.tokens = min(float(self.config.rate_burst), self.tokens + (now - self.refilled) * self.config.rate_per_s)
-        self.refilled = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
-
-    async def pump(self) -> None:
-        """The sender task: write queued messages in order; close when told to."""
-        ws = self.websocket
-        while True:
-            item = await self.outbox.get()
-            if isinstance(item, tuple):
-                if ws.application_state is WebSocketState.CONNECTED:
-                    with contextlib.suppress(Exception):
-                        await ws.close(item[0], item[1])
-                return
-            try:
-                await ws.send_text(item)
-            except Exception:
-                self.closed = True
-                return
-
-
-async def _receive(websocket: WebSocket) -> str | None:
-    """The next text message (bytes are read as UTF-8); None when the client is gone."""
-    message = await websocket.receive()
-    if message["type"] == "websocket.disconnect":
-        return None
-    if message.get("text") is not None:
-        return str(message["text"])
-    data = message.get("bytes") or b""
-    try:
-        return bytes(data).decode("utf-8")
-    except UnicodeDecodeError:
-        return "\x00not utf-8"
-
-
-async def table_socket(websocket: WebSocket) -> None:
-    """``/ws/tables/{id}``: hello first, then actions; every reply comes from the table's task."""
-    server: Server = websocket.app.state.server
-    await websocket.accept()
-    conn = Connection(websocket, server.config)
-    pump = asyncio.get_running_loop().create_task(conn.pump())
-    table: Table | None = None
-    try:
-        raw = websocket.path_params.get("table_id", "")
-        try:
-            if not str(raw).isdigit() or len(str(raw)) > 12:
-                raise TableError(f"no table {raw}", 404)
-            table = await server.table(int(raw))
-        except TableError as exc:
-            conn.send(dumps(error_message(0, "no_table", str(exc))))
-            conn.close(4404, "no such table")
-            return
-        try:
-            async with asyncio.timeout(server.config.hello_timeout_s):
-                text = await _receive(websocket)
-        except TimeoutError:
-            limit = server.config.hello_timeout_s
-            conn.send(dumps(error_message(table.seq, "hello_required", f"no hello within {limit:g} s")))
-            conn.close(CLOSE_BAD_HELLO, "a hello with the seat's token comes first")
-            return
-        if text is None:
-            return
-        try:
-            hello = parse_hello(text)
-        except ProtocolError as exc:
-            conn.send(dumps(error_message(table.seq, exc.code, str(exc))))
-            conn.close(CLOSE_BAD_HELLO, "a hello with the seat's token comes first")
-            return
-        table.connect(conn, hello)
-        await conn.ready.wait()
-        strikes = 0
-        while not conn.closed:
-            text = await _receive(websocket)
-            if text is None:
-                return
-            if not conn.allow():
-                strikes += 1  # refused in a row: a client that keeps flooding is closed
-                conn.send(dumps(error_message(table.seq, "rate", "too many messages: slow down")))
-                if strikes > server.config.rate_burst:
-                    conn.close(CLOSE_TOO_FAST, "too many messages")
-                continue
-            strikes = 0
-            try:
-                message = parse_client(text, seat=conn.seat)
-            except ProtocolError as exc:
-                if exc.code == "too_large":
-                    conn.send(dumps(error_message(table.seq, exc.code, str(exc))))
-                    conn.close(CLOSE_TOO_LARGE, "message too large")
-                else:
-                    table.refuse(conn, exc.code, str(exc), exc.ref)
-                continue
-            table.message(conn, message)
-    except WebSocketDisconnect:
-        pass
-    finally:
-        conn.closed = True
-        if table is not None and conn.seat >= 0:
-            table.disconnect(conn)
-        if not pump.done():
-            with contextlib.suppress(asyncio.QueueFull):
-                conn.outbox.put_nowait((1000, "bye"))
-            try:
-                await asyncio.wait_for(pump, 2)
-            except (TimeoutError, asyncio.CancelledError):
-                pump.cancel()
-
-
-#: The browser client's pages may load nothing from another site (issue 12: every asset is the project's own).
 PAGE_HEADERS = {
     "Content-Security-Policy": (
         "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
@@ -653,6 +329,11 @@ def create_app(
         Route("/replay/{table_id}/{game}", page),
         Mount("/static", _Static(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(GZipMiddleware, minimum_size=2048)])
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        middleware=[Middleware(GZipMiddleware, minimum_size=2048)],
+        exception_handlers=EXCEPTION_HANDLERS,
+    )
     app.state.server = server
     return app

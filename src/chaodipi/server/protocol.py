@@ -40,7 +40,6 @@ __all__ = [
     "ProtocolError",
     "Ready",
     "dumps",
-    "error_message",
     "loads",
     "parse_client",
     "parse_hello",
@@ -254,11 +253,3 @@ def _parse_object(obj: dict[str, Any], seat: int) -> ClientMessage:
 def dumps(message: dict[str, Any]) -> str:
     """A server message as compact JSON text."""
     return json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-
-
-def error_message(seq: int, code: str, message: str, ref: str | None = None) -> dict[str, Any]:
-    """An ``error`` reply: the table's sequence number, a code and the reason in words."""
-    out: dict[str, Any] = {"type": "error", "seq": seq, "code": code, "message": message}
-    if ref is not None:
-        out["id"] = ref
-    return out

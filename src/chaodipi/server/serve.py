@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 import socket
 
+from chaodipi.server.config import ServerConfig
 from chaodipi.server.protocol import MAX_MESSAGE_BYTES
-from chaodipi.server.table import ServerConfig
 
 __all__ = ["default_owner", "serve"]
 

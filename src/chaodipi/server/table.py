@@ -21,7 +21,6 @@ import hashlib
 import hmac
 import logging
 import secrets
-from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
@@ -34,6 +33,8 @@ from chaodipi.log import Action, ActionKind, IllegalActionError
 from chaodipi.rules import RuleSet
 from chaodipi.server.bots import BOT_NAMES, BotRunner, bot_seed
 from chaodipi.server.clock import Clock, Deadline, LoopClock
+from chaodipi.server.config import ServerConfig, Stats
+from chaodipi.server.messages import ErrorReply, Left, Pong, Seats, TableState, Update, Welcome
 from chaodipi.server.protocol import (
     Act,
     Again,
@@ -43,8 +44,6 @@ from chaodipi.server.protocol import (
     Leave,
     Ping,
     Ready,
-    dumps,
-    error_message,
 )
 from chaodipi.server.store import (
     SeatKind,
@@ -57,7 +56,7 @@ from chaodipi.server.store import (
 )
 from chaodipi.view import Phase
 
-__all__ = ["MAX_NAME", "Peer", "ServerConfig", "Stats", "Table", "TableError", "hash_token", "in_thread"]
+__all__ = ["MAX_NAME", "Peer", "SeatState", "Table", "TableError", "hash_token", "in_thread"]
 
 log = logging.getLogger("chaodipi.server")
 T = TypeVar("T")
@@ -88,47 +87,6 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-@dataclass(slots=True)
-class ServerConfig:
-    """How the server paces and limits its tables (the rules' time limits come from each table's rules)."""
-
-    owner: str = "local"  # this process's name in the tables' ``owner`` column
-    deal_ms: int = 120  # between two cards of the deal
-    bot_delay_ms: int = 700  # a bot's pause before it acts, so that people can follow
-    hand_pause_ms: int = 15000  # the longest pause between a hand's end and the next deal (ready ends it sooner)
-    time_scale: float = 1.0  # multiplies every decision's time limit (tests and the benchmark shorten them)
-    lease_s: float = 15.0  # how long a claim on a table lasts without renewal
-    rate_per_s: float = 20.0  # messages a connection may send per second, on average
-    rate_burst: int = 40  # … and in a burst
-    send_queue: int = 256  # messages waiting for a slow client before it is dropped
-    hello_timeout_s: float = 10.0
-    bot_workers: int = 2
-
-
-@dataclass(slots=True)
-class Stats:
-    """What the server measures of its tables: accepted actions, and the time from a player's action
-    arriving to its broadcast being queued for every connection (the latest 100,000)."""
-
-    accepted: int = 0
-    latencies: deque[float] = field(default_factory=lambda: deque(maxlen=100_000))
-
-    def to_json(self) -> dict[str, Any]:
-        """Counts and the p50, p95 and p99 latency in milliseconds (None before any player action)."""
-        ordered = sorted(self.latencies)
-
-        def pct(q: float) -> float | None:
-            if not ordered:
-                return None
-            return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000, 3)
-
-        return {
-            "accepted": self.accepted,
-            "player_actions": len(ordered),
-            "latency_ms": {"p50": pct(0.50), "p95": pct(0.95), "p99": pct(0.99), "max": pct(1.0)},
-        }
-
-
 class Peer(Protocol):
     """A client connection as a table sees it: which seat, what it has been sent, and a way to send."""
 
@@ -156,8 +114,13 @@ class SeatState:
     auto: bool = False
     peers: list[Peer] = field(default_factory=list)
 
+    @classmethod
+    def stored(cls, seat: StoredSeat) -> SeatState:
+        """A seat as the database keeps it (no connection: the table is not running here)."""
+        return cls(seat.kind, seat.name, seat.bot, seat.token_hash, seat.auto)
+
     def to_json(self, seat: int) -> dict[str, Any]:
-        """The public form: nothing about the token."""
+        """The one public form of a seat, in the lobby and at the table: nothing about the token."""
         return {
             "seat": seat,
             "kind": self.kind.value,
@@ -253,7 +216,7 @@ class Table:
         self.rules: RuleSet = info.rules
         self.seats: list[SeatState | None] = [None, None, None, None]
         for n, s in seats.items():
-            self.seats[n] = SeatState(s.kind, s.name, s.bot, s.token_hash, s.auto)
+            self.seats[n] = SeatState.stored(s)
         self.game: Game | None = None
         self.game_number = info.game
         self.hand_number = info.hand_number
@@ -366,7 +329,7 @@ class Table:
             await self._on_connect(command.peer, command.hello)
         elif isinstance(command, _Refuse):
             e = command.error
-            command.peer.send(dumps(error_message(self.seq, e["code"], e["message"], e["ref"])))
+            command.peer.send(ErrorReply(self.seq, e["code"], e["message"], e["ref"]).text())
         elif isinstance(command, _Disconnect):
             self._on_disconnect(command.peer)
         elif isinstance(command, _Message):
@@ -390,7 +353,7 @@ class Table:
     async def _on_connect(self, peer: Peer, hello: Hello) -> None:
         seat = self._seat_of(hello.token)
         if seat is None:
-            peer.send(dumps(error_message(self.seq, "unknown_token", "no seat at this table has this token")))
+            peer.send(ErrorReply(self.seq, "unknown_token", "no seat at this table has this token").text())
             peer.close(CLOSE_UNKNOWN_TOKEN, "unknown token")
             return
         state = self.seats[seat]
@@ -409,19 +372,17 @@ class Table:
         peer.events_sent = hello.events if resume and hello.events is not None else 0
         was_connected = bool(state.peers)
         state.peers.append(peer)
-        welcome: dict[str, Any] = {
-            "type": "welcome",
-            "table": self.id,
-            "name": self.info.name,
-            "seat": seat,
-            "seq": self.seq,
-            "rules": self.rules.to_spec(),
-            "status": self.status.value,
-            "resumed": resume,
-            "seats": self._seats_json(),
-        }
-        welcome.update(self._state_message(seat, peer))
-        peer.send(dumps(welcome))
+        welcome = Welcome(
+            self.id,
+            self.info.name,
+            seat,
+            self.rules.to_spec(),
+            self.status.value,
+            resume,
+            self._seats_json(),
+            self._state_message(seat, peer),
+        )
+        peer.send(welcome.text())
         if not was_connected:
             self._broadcast_seats(skip=peer)
 
@@ -440,10 +401,7 @@ class Table:
             return  # the seat was left meanwhile
         ref = message.ref
         if isinstance(message, Ping):
-            out: dict[str, Any] = {"type": "pong", "seq": self.seq}
-            if ref is not None:
-                out["id"] = ref
-            peer.send(dumps(out))
+            peer.send(Pong(self.seq, ref).text())
             return
         if isinstance(message, Auto):
             await self._set_auto(seat, message.on)
@@ -459,7 +417,7 @@ class Table:
             try:
                 await self._again()
             except TableError as exc:
-                peer.send(dumps(error_message(self.seq, "illegal", str(exc), ref)))
+                peer.send(ErrorReply(self.seq, "illegal", str(exc), ref).text())
             return
         assert isinstance(message, Act)
         hand = self._hand()
@@ -467,19 +425,11 @@ class Table:
             await self._set_auto(seat, False)  # the player acts again: 托管 ends (even if this act is refused)
             self._schedule()
         if message.seq != self.seq:
-            peer.send(
-                dumps(
-                    error_message(
-                        self.seq,
-                        "stale",
-                        f"the table is at sequence number {self.seq}, not {message.seq}: look at the latest update",
-                        ref,
-                    )
-                )
-            )
+            stale = f"the table is at sequence number {self.seq}, not {message.seq}: look at the latest update"
+            peer.send(ErrorReply(self.seq, "stale", stale, ref).text())
             return
         if hand is None or self.hand_settled:
-            peer.send(dumps(error_message(self.seq, "illegal", "no hand is being played now", ref)))
+            peer.send(ErrorReply(self.seq, "illegal", "no hand is being played now", ref).text())
             return
         if message.action.kind is ActionKind.LEAVE:
             await self._leave(seat)
@@ -487,7 +437,7 @@ class Table:
         try:
             await self._accept(message.action, arrived)
         except IllegalActionError as exc:
-            peer.send(dumps(error_message(self.seq, "illegal", str(exc), ref)))
+            peer.send(ErrorReply(self.seq, "illegal", str(exc), ref).text())
             self._schedule()
 
     async def _on_bot_done(self, done: _BotDone) -> None:
@@ -554,7 +504,7 @@ class Table:
     async def _ready(self, seat: int, peer: Peer, ref: str | None) -> None:
         """A player is ready for the next hand: deal it once every connected player not in 托管 is."""
         if self.pause_due is None:
-            peer.send(dumps(error_message(self.seq, "illegal", "ready is for the pause between two hands", ref)))
+            peer.send(ErrorReply(self.seq, "illegal", "ready is for the pause between two hands", ref).text())
             return
         self.ready.add(seat)
         if not self._deal_if_all_ready():
@@ -816,7 +766,7 @@ class Table:
             await self._db(self.store.free_seat, self.id, seat)
             self.seats[seat] = None
         for peer in peers:
-            peer.send(dumps({"type": "left", "seq": self.seq, "seat": seat, "escaped": in_game}))
+            peer.send(Left(self.seq, seat, in_game).text())
             peer.close(CLOSE_LEFT, "left the table")
         self._broadcast_seats()
         self._schedule()
@@ -921,7 +871,7 @@ class Table:
         self.moved = True
         for s in self.seats:
             for p in list(s.peers if s else []):
-                p.send(dumps(error_message(self.seq, "moved", "another server runs this table now: reconnect")))
+                p.send(ErrorReply(self.seq, "moved", "another server runs this table now: reconnect").text())
                 p.close(CLOSE_MOVED, "table moved")
 
     # -- what clients are sent -----------------------------------------------------------------------
@@ -951,28 +901,22 @@ class Table:
             out["seat_credits"] = list(seat_credits)
         return out
 
-    def _state_message(self, seat: int, peer: Peer) -> dict[str, Any]:
+    def _state_message(self, seat: int, peer: Peer) -> TableState:
         """The seat's view (built from :meth:`Hand.view` alone) and the events this connection has not had."""
         hand = self._hand()
         now = self.clock.now()
-        out: dict[str, Any] = {
-            "seq": self.seq,
-            "hand": self.hand_number,
-            "game": self.game_json(),
-            "deadline": self._deadline_json(now),
-        }
+        game, deadline = self.game_json(), self._deadline_json(now)
         if hand is None:
-            out.update(view=None, events_from=0, events=[])
-            return out
+            return TableState(self.seq, self.hand_number, game, deadline, None, 0, [])
         seen = hand.view(seat)
         if peer.hand_sent != self.hand_number:
             peer.hand_sent, peer.events_sent = self.hand_number, 0
         start = min(peer.events_sent, len(seen.events))
         view = replace(seen, events=()).to_json()  # the events go separately: only those not yet sent
         del view["events"], view["rules"]  # (the rules: sent once, in the welcome)
-        out.update(view=view, events_from=start, events=[e.to_json() for e in seen.events[start:]])
+        events = [e.to_json() for e in seen.events[start:]]
         peer.events_sent = len(seen.events)
-        return out
+        return TableState(self.seq, self.hand_number, game, deadline, view, start, events)
 
     def _deadline_json(self, now: float) -> dict[str, Any] | None:
         """The decision waited for, or between hands the next deal (``kind`` ``next``, with who is ready)."""
@@ -988,16 +932,14 @@ class Table:
         if state is None:
             return
         for peer in state.peers:
-            message = {"type": "update"}
-            message.update(self._state_message(seat, peer))
-            peer.send(dumps(message))
+            peer.send(Update(self._state_message(seat, peer)).text())
 
     def _broadcast(self) -> None:
         for seat in range(4):
             self._send_state(seat)
 
     def _broadcast_seats(self, skip: Peer | None = None) -> None:
-        text = dumps({"type": "seats", "seq": self.seq, "seats": self._seats_json()})
+        text = Seats(self.seq, self._seats_json()).text()
         for s in self.seats:
             for peer in s.peers if s else []:
                 if peer is not skip:

@@ -1,0 +1,50 @@
+"""How the server paces and limits its tables (:class:`ServerConfig`), and what it measures of them (:class:`Stats`)."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["ServerConfig", "Stats"]
+
+
+@dataclass(slots=True)
+class ServerConfig:
+    """How the server paces and limits its tables (the rules' time limits come from each table's rules)."""
+
+    owner: str = "local"  # this process's name in the tables' ``owner`` column
+    deal_ms: int = 120  # between two cards of the deal
+    bot_delay_ms: int = 700  # a bot's pause before it acts, so that people can follow
+    hand_pause_ms: int = 15000  # the longest pause between a hand's end and the next deal (ready ends it sooner)
+    time_scale: float = 1.0  # multiplies every decision's time limit (tests and the benchmark shorten them)
+    lease_s: float = 15.0  # how long a claim on a table lasts without renewal
+    rate_per_s: float = 20.0  # messages a connection may send per second, on average
+    rate_burst: int = 40  # … and in a burst
+    send_queue: int = 256  # messages waiting for a slow client before it is dropped
+    hello_timeout_s: float = 10.0
+    bot_workers: int = 2
+
+
+@dataclass(slots=True)
+class Stats:
+    """What the server measures of its tables: accepted actions, and the time from a player's action
+    arriving to its broadcast being queued for every connection (the latest 100,000)."""
+
+    accepted: int = 0
+    latencies: deque[float] = field(default_factory=lambda: deque(maxlen=100_000))
+
+    def to_json(self) -> dict[str, Any]:
+        """Counts and the p50, p95 and p99 latency in milliseconds (None before any player action)."""
+        ordered = sorted(self.latencies)
+
+        def pct(q: float) -> float | None:
+            if not ordered:
+                return None
+            return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000, 3)
+
+        return {
+            "accepted": self.accepted,
+            "player_actions": len(ordered),
+            "latency_ms": {"p50": pct(0.50), "p95": pct(0.95), "p99": pct(0.99), "max": pct(1.0)},
+        }

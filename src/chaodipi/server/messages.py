@@ -1,0 +1,175 @@
+"""What the server sends: one frozen class per kind of message, each with its wire form (docs/protocol.md).
+
+A table builds every message it sends from these classes, and what a seat is shown of the hand
+comes from :meth:`Hand.view <chaodipi.hand.Hand.view>` alone (the table fills :class:`TableState`
+from it). ``text()`` is the JSON that goes on the wire.
+
+>>> ErrorReply(12, "stale", "the table is at sequence number 12, not 11", "a1").text()
+'{"type":"error","seq":12,"code":"stale","message":"the table is at sequence number 12, not 11","id":"a1"}'
+>>> Pong(3).to_json()
+{'type': 'pong', 'seq': 3}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from chaodipi.server.protocol import dumps
+
+__all__ = ["ErrorReply", "Left", "Pong", "Seats", "ServerMessage", "TableState", "Update", "Welcome"]
+
+
+@dataclass(frozen=True, slots=True)
+class TableState:
+    """Where the table stands, as one seat sees it: the part ``welcome`` and ``update`` share.
+
+    ``view`` is the seat's :meth:`View.to_json <chaodipi.view.View.to_json>` without its events and
+    rules (None between games); ``events`` those of the seat's events from number ``events_from`` on.
+    """
+
+    seq: int
+    hand: int
+    game: dict[str, Any] | None
+    deadline: dict[str, Any] | None
+    view: dict[str, Any] | None
+    events_from: int
+    events: list[dict[str, Any]]
+
+    def to_json(self) -> dict[str, Any]:
+        """The shared fields."""
+        return {
+            "seq": self.seq,
+            "hand": self.hand,
+            "game": self.game,
+            "deadline": self.deadline,
+            "view": self.view,
+            "events_from": self.events_from,
+            "events": self.events,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Welcome:
+    """The answer to a ``hello``: the table, the seat, the rules, the seats and the table's state."""
+
+    table: int
+    name: str
+    seat: int
+    rules: object
+    status: str
+    resumed: bool
+    seats: list[dict[str, Any] | None]
+    state: TableState
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"type": "welcome", "table", "name", "seat", "seq", "rules", "status", "resumed", "seats", …}``."""
+        out: dict[str, Any] = {
+            "type": "welcome",
+            "table": self.table,
+            "name": self.name,
+            "seat": self.seat,
+            "seq": self.state.seq,
+            "rules": self.rules,
+            "status": self.status,
+            "resumed": self.resumed,
+            "seats": self.seats,
+        }
+        out.update(self.state.to_json())
+        return out
+
+    def text(self) -> str:
+        """The wire form."""
+        return dumps(self.to_json())
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """The table changed: its state as the seat sees it, with the events the connection has not had."""
+
+    state: TableState
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"type": "update", "seq", "hand", "game", "deadline", "view", "events_from", "events"}``."""
+        return {"type": "update", **self.state.to_json()}
+
+    def text(self) -> str:
+        """The wire form."""
+        return dumps(self.to_json())
+
+
+@dataclass(frozen=True, slots=True)
+class Seats:
+    """Who sits where changed (a seat taken, a connection, 托管 on or off)."""
+
+    seq: int
+    seats: list[dict[str, Any] | None]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"type": "seats", "seq", "seats"}``."""
+        return {"type": "seats", "seq": self.seq, "seats": self.seats}
+
+    def text(self) -> str:
+        """The wire form."""
+        return dumps(self.to_json())
+
+
+@dataclass(frozen=True, slots=True)
+class Left:
+    """The seat was left (``escaped``: during a game, 逃跑); the connection is closed after it."""
+
+    seq: int
+    seat: int
+    escaped: bool
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"type": "left", "seq", "seat", "escaped"}``."""
+        return {"type": "left", "seq": self.seq, "seat": self.seat, "escaped": self.escaped}
+
+    def text(self) -> str:
+        """The wire form."""
+        return dumps(self.to_json())
+
+
+@dataclass(frozen=True, slots=True)
+class Pong:
+    """The answer to a ``ping``."""
+
+    seq: int
+    ref: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"type": "pong", "seq"}``, with the ping's ``id``."""
+        out: dict[str, Any] = {"type": "pong", "seq": self.seq}
+        if self.ref is not None:
+            out["id"] = self.ref
+        return out
+
+    def text(self) -> str:
+        """The wire form."""
+        return dumps(self.to_json())
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorReply:
+    """A refused message: the table's sequence number, a code and the reason in words, and the message's ``id``."""
+
+    seq: int
+    code: str
+    message: str
+    ref: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"type": "error", "seq", "code", "message"}``, with ``id`` when the message had one."""
+        out: dict[str, Any] = {"type": "error", "seq": self.seq, "code": self.code, "message": self.message}
+        if self.ref is not None:
+            out["id"] = self.ref
+        return out
+
+    def text(self) -> str:
+        """The wire form."""
+        return dumps(self.to_json())
+
+
+#: Every kind of message the server sends.
+ServerMessage = Welcome | Update | Seats | Left | Pong | ErrorReply

@@ -1,0 +1,207 @@
+"""The WebSocket endpoint ``/ws/tables/{id}`` (docs/protocol.md): one :class:`Connection` per client.
+
+A connection says hello with its seat's token, then sends client messages that are checked for
+shape here (:func:`~chaodipi.server.protocol.parse_client`) and for legality by the table's engine;
+every message is rate-limited, and a client that does not read what it is sent is dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
+
+from chaodipi.server.config import ServerConfig
+from chaodipi.server.messages import ErrorReply
+from chaodipi.server.protocol import (
+    ProtocolError,
+    parse_client,
+    parse_hello,
+)
+from chaodipi.server.table import Table, TableError
+from chaodipi.server.tables import Server
+
+__all__ = ["CLOSE_BAD_HELLO", "CLOSE_TOO_FAST", "CLOSE_TOO_LARGE", "CLOSE_TOO_SLOW", "Connection", "table_socket"]
+
+log = logging.getLogger("chaodipi.server")
+
+CLOSE_BAD_HELLO = 4400
+CLOSE_TOO_FAST = 4429
+CLOSE_TOO_SLOW = 4408  # the client did not read its messages
+CLOSE_TOO_LARGE = 1009
+
+
+# -- WebSocket --------------------------------------------------------------------------------------
+
+
+class Connection:
+    """One client's WebSocket: a queue of outgoing messages drained by a sender task, and a rate limit."""
+
+    def __init__(self, websocket: WebSocket, config: ServerConfig) -> None:
+        self.websocket = websocket
+        self.config = config
+        self._seat = -1
+        self.hand_sent = -1
+        self.events_sent = 0
+        self.ready = asyncio.Event()
+        self.closed = False
+        self.outbox: asyncio.Queue[str | tuple[int, str]] = asyncio.Queue(config.send_queue)
+        self.tokens = float(config.rate_burst)
+        self.refilled = time.monotonic()
+
+    @property
+    def seat(self) -> int:
+        """The seat this connection speaks for (-1 before the table accepted its hello)."""
+        return self._seat
+
+    @seat.setter
+    def seat(self, value: int) -> None:
+        """Set by the table when it accepts the hello."""
+        self._seat = value
+        self.ready.set()
+
+    def send(self, text: str) -> None:
+        """Queue a message; a client whose queue is full cannot keep up and is dropped."""
+        if self.closed:
+            return
+        try:
+            self.outbox.put_nowait(text)
+        except asyncio.QueueFull:
+            log.warning("dropping a client that does not read its messages (seat %s)", self._seat)
+            self._drop(CLOSE_TOO_SLOW, "too slow: messages were not read")
+
+    def close(self, code: int, reason: str) -> None:
+        """Close after what is queued."""
+        if self.closed:
+            return
+        self.ready.set()
+        try:
+            self.outbox.put_nowait((code, reason))
+            self.closed = True
+        except asyncio.QueueFull:
+            self._drop(code, reason)
+
+    def _drop(self, code: int, reason: str) -> None:
+        self.closed = True
+        self.ready.set()
+        while not self.outbox.empty():
+            self.outbox.get_nowait()
+        self.outbox.put_nowait((code, reason))
+
+    def allow(self) -> bool:
+        """The rate limit: a token bucket of ``rate_burst`` refilled at ``rate_per_s``."""
+        now = time.monotonic()
+        self.tokens = min(float(self.config.rate_burst), self.tokens + (now - self.refilled) * self.config.rate_per_s)
+        self.refilled = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    async def pump(self) -> None:
+        """The sender task: write queued messages in order; close when told to."""
+        ws = self.websocket
+        while True:
+            item = await self.outbox.get()
+            if isinstance(item, tuple):
+                if ws.application_state is WebSocketState.CONNECTED:
+                    with contextlib.suppress(Exception):
+                        await ws.close(item[0], item[1])
+                return
+            try:
+                await ws.send_text(item)
+            except Exception:
+                self.closed = True
+                return
+
+
+async def _receive(websocket: WebSocket) -> str | None:
+    """The next text message (bytes are read as UTF-8); None when the client is gone."""
+    message = await websocket.receive()
+    if message["type"] == "websocket.disconnect":
+        return None
+    if message.get("text") is not None:
+        return str(message["text"])
+    data = message.get("bytes") or b""
+    try:
+        return bytes(data).decode("utf-8")
+    except UnicodeDecodeError:
+        return "\x00not utf-8"
+
+
+async def table_socket(websocket: WebSocket) -> None:
+    """``/ws/tables/{id}``: hello first, then actions; every reply comes from the table's task."""
+    server: Server = websocket.app.state.server
+    await websocket.accept()
+    conn = Connection(websocket, server.config)
+    pump = asyncio.get_running_loop().create_task(conn.pump())
+    table: Table | None = None
+    try:
+        raw = websocket.path_params.get("table_id", "")
+        try:
+            if not str(raw).isdigit() or len(str(raw)) > 12:
+                raise TableError(f"no table {raw}", 404)
+            table = await server.table(int(raw))
+        except TableError as exc:
+            conn.send(ErrorReply(0, "no_table", str(exc)).text())
+            conn.close(4404, "no such table")
+            return
+        try:
+            async with asyncio.timeout(server.config.hello_timeout_s):
+                text = await _receive(websocket)
+        except TimeoutError:
+            limit = server.config.hello_timeout_s
+            conn.send(ErrorReply(table.seq, "hello_required", f"no hello within {limit:g} s").text())
+            conn.close(CLOSE_BAD_HELLO, "a hello with the seat's token comes first")
+            return
+        if text is None:
+            return
+        try:
+            hello = parse_hello(text)
+        except ProtocolError as exc:
+            conn.send(ErrorReply(table.seq, exc.code, str(exc)).text())
+            conn.close(CLOSE_BAD_HELLO, "a hello with the seat's token comes first")
+            return
+        table.connect(conn, hello)
+        await conn.ready.wait()
+        strikes = 0
+        while not conn.closed:
+            text = await _receive(websocket)
+            if text is None:
+                return
+            if not conn.allow():
+                strikes += 1  # refused in a row: a client that keeps flooding is closed
+                conn.send(ErrorReply(table.seq, "rate", "too many messages: slow down").text())
+                if strikes > server.config.rate_burst:
+                    conn.close(CLOSE_TOO_FAST, "too many messages")
+                continue
+            strikes = 0
+            try:
+                message = parse_client(text, seat=conn.seat)
+            except ProtocolError as exc:
+                if exc.code == "too_large":
+                    conn.send(ErrorReply(table.seq, exc.code, str(exc)).text())
+                    conn.close(CLOSE_TOO_LARGE, "message too large")
+                else:
+                    table.refuse(conn, exc.code, str(exc), exc.ref)
+                continue
+            table.message(conn, message)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        conn.closed = True
+        if table is not None and conn.seat >= 0:
+            table.disconnect(conn)
+        if not pump.done():
+            with contextlib.suppress(asyncio.QueueFull):
+                conn.outbox.put_nowait((1000, "bye"))
+            try:
+                await asyncio.wait_for(pump, 2)
+            except (TimeoutError, asyncio.CancelledError):
+                pump.cancel()
+
+
+#: The browser client's pages may load nothing from another site (issue 12: every asset is the project's own).
