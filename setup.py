@@ -32,6 +32,7 @@ ENGINE = [
     "levels",
     "observe",
     "outcome",
+    "position",
     "log",
     "view",
     "hand",

@@ -19,8 +19,8 @@ Workloads (``standard`` preset):
 * ``rules-bots``: the same with four :class:`~chaodipi.bots.rules_bot.RulesBot`.
 * ``views``: the server's load: the hands of ``random`` with, after every card dealt and every
   action, the view of each of the four seats built (the driver's ``after``); views/s and hands/s.
-* ``playouts``: rules-policy playouts from :meth:`Hand.in_play <chaodipi.hand.Hand.in_play>`,
-  as ``bench_bots.py`` measures them (the search bot's unit of work).
+* ``playouts``: rules-policy playouts from a position (``Position.in_play(...).hand()``;
+  ``Hand.in_play`` before issue 19), as ``bench_bots.py`` measures them (the search bot's unit of work).
 * ``memory``: ``bench_memory.py``'s figures (bytes per finished hand, per stored game, cache
   sizes); measured once per tree, not per round (they do not vary with the machine's load).
 """

@@ -14,6 +14,7 @@ from chaodipi.cards import Rank, Suit, shuffled_deck
 from chaodipi.driver import by_view
 from chaodipi.driver import run_hand as drive
 from chaodipi.hand import Action, Hand, Phase, View
+from chaodipi.position import Position
 from chaodipi.rules import PRESET_NAMES, RuleSet
 from chaodipi.settlement import Progress
 from test_simulation import _allowed
@@ -80,7 +81,7 @@ def test_search_decision_does_not_depend_on_hidden_cards() -> None:
     kitty_b = shuffled[36:44]
     decisions = []
     for hands, kit in ((hands_a, kitty), (hands_b, kitty_b)):
-        hand = Hand.in_play(
+        hand = Position.in_play(
             rules,
             hands=hands,
             kitty=kit,
@@ -89,7 +90,7 @@ def test_search_decision_does_not_depend_on_hidden_cards() -> None:
             leader=0,
             dealer_progress=Progress(1, Rank.SEVEN),
             captured=(0, 30),
-        )
+        ).hand()
         bot = SearchBot(seed=4, budget=1000.0, samples=3)
         action = bot.act(hand.view(0))
         assert action is not None

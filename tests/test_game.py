@@ -10,6 +10,7 @@ import pytest
 from chaodipi.cards import Rank, parse_cards
 from chaodipi.game import Game, Match, team_of
 from chaodipi.hand import Hand, Phase
+from chaodipi.position import Position
 from chaodipi.rules import PRESET_NAMES, RuleSet
 from chaodipi.settlement import Progress, Side
 from chaodipi.simulate import RandomPolicy, play_game, simulate_game
@@ -63,7 +64,7 @@ def _flag_endgame(game: Game, points: int) -> Hand:
     """Replace the game's new flag hand by its last trick, with the scoring side at ``points``."""
     real = game.new_hand()
     assert real.flag and real.dealer == 0
-    hand = Hand.in_play(
+    hand = Position.in_play(
         game.rules,
         hands=[parse_cards(c) for c in ("3d", "4d", "6d", "7d")],
         kitty=[],
@@ -74,7 +75,7 @@ def _flag_endgame(game: Game, points: int) -> Hand:
         scoring_progress=real.scoring_progress,
         captured=(0, points),
         flag_failures=real.flag_failures,
-    )
+    ).hand()
     game.hands[-1] = hand
     for seat, cards in enumerate(("3d", "4d", "6d", "7d")):
         hand.play(seat, parse_cards(cards))

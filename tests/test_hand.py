@@ -10,6 +10,7 @@ import conftest
 from chaodipi.cards import Rank, Suit, parse_cards
 from chaodipi.hand import Event, EventKind, Hand, IllegalActionError, Phase
 from chaodipi.observe import Visibility, seen_by, visibility
+from chaodipi.position import Position
 from chaodipi.rules import RuleSet
 from chaodipi.settlement import Progress, Side
 from chaodipi.view import BidOption
@@ -201,7 +202,7 @@ def _endgame(
     captured: tuple[int, int] = (0, 60),
 ) -> Hand:
     rules = RuleSet.from_spec(preset)
-    return Hand.in_play(
+    return Position.in_play(
         rules,
         hands=[P(h) for h in hands],
         kitty=P(kitty),
@@ -211,7 +212,7 @@ def _endgame(
         dealer_progress=Progress(1, level),
         scoring_progress=Progress(1, scoring_level),
         captured=captured,
-    )
+    ).hand()
 
 
 def _play_out(hand: Hand, plays: list[str]) -> None:
@@ -350,7 +351,7 @@ def test_flag_hand_deals_all_cards_and_has_no_bidding() -> None:
 
 def _flag_endgame(preset: str, captured: int, failures: int = 0) -> Hand:
     rules = RuleSet.preset(preset)
-    return Hand.in_play(
+    return Position.in_play(
         rules,
         hands=[P("3d"), P("4d"), P("6d"), P("7d")],
         kitty=[],
@@ -361,7 +362,7 @@ def _flag_endgame(preset: str, captured: int, failures: int = 0) -> Hand:
         scoring_progress=Progress(1, Rank.NINE),
         captured=(0, captured),
         flag_failures=failures,
-    )
+    ).hand()
 
 
 def test_flag_hand_won_lost_and_lost_three_times() -> None:

@@ -21,6 +21,7 @@ from chaodipi.levels import Progress, Side, seat_side
 from chaodipi.log import Action, ActionError, ActionKind, Event, EventKind, IllegalActionError, Left
 from chaodipi.observe import Visibility, seen_by, visibility
 from chaodipi.outcome import Escape, EscapePenalty, HandResult, escape_penalty
+from chaodipi.position import Position
 from chaodipi.record import RecordError, describe_game, game_record, replay
 from chaodipi.rules import RuleSet
 from chaodipi.settlement import NORMAL_THRESHOLD
@@ -136,7 +137,7 @@ ENDINGS: dict[str, tuple[int, list[str], str]] = {
 def ending(name: str, points: int, rule_set: RuleSet = ANCHAO) -> Hand:
     """The last trick of a hand dealt by seat 0, the scoring side holding ``points`` so far."""
     _, hands, kitty = ENDINGS[name]
-    return Hand.in_play(
+    return Position.in_play(
         rule_set,
         hands=[P(h) for h in hands],
         kitty=P(kitty),
@@ -145,7 +146,7 @@ def ending(name: str, points: int, rule_set: RuleSet = ANCHAO) -> Hand:
         leader=0,
         dealer_progress=Progress(1, Rank.TWO),
         captured=(0, points),
-    )
+    ).hand()
 
 
 def play_out(hand: Hand) -> HandResult:
@@ -214,7 +215,7 @@ def test_t_is_read_at_the_threshold() -> None:
 
 
 def test_t_counts_the_adjustments_so_far() -> None:
-    hand = Hand.in_play(
+    hand = Position.in_play(
         ANCHAO,
         hands=[P(h) for h in ENDINGS["dealer_wins"][1]],
         kitty=P(ENDINGS["dealer_wins"][2]),
@@ -224,14 +225,14 @@ def test_t_counts_the_adjustments_so_far() -> None:
         dealer_progress=Progress(1, Rank.TWO),
         captured=(0, 60),
         adjustments=[("failed dark fry by player 0", 80)],
-    )
+    ).hand()
     hand.leave(3)
     assert hand.escapes == [Escape(3, True, 140, True)]
 
 
 def test_the_flag_hand_threshold_is_flag_threshold() -> None:
     kangqi = RuleSet.preset("kangqi")
-    hand = Hand.in_play(
+    hand = Position.in_play(
         kangqi,
         hands=[P(h) for h in ENDINGS["dealer_wins"][1]],
         kitty=[],
@@ -240,7 +241,7 @@ def test_the_flag_hand_threshold_is_flag_threshold() -> None:
         leader=0,
         dealer_progress=Progress(1, None),
         captured=(0, 90),
-    )
+    ).hand()
     assert hand.flag and hand.threshold == kangqi.flag_threshold == 100
     hand.leave(1)
     assert hand.escapes == [Escape(1, True, 90, False)]  # 90 reaches 80, not the flag hand's 100

@@ -22,6 +22,7 @@ from chaodipi.game import Game
 from chaodipi.hand import Event, Hand, Phase, TrustedChecks, TrustedPlayError
 from chaodipi.leads import LeadChoices, unit_leads
 from chaodipi.observe import seen_by
+from chaodipi.position import Position
 from chaodipi.rules import PRESET_NAMES, RuleSet
 from chaodipi.settlement import Progress
 from chaodipi.simulate import RandomPolicy
@@ -94,7 +95,7 @@ def _sampled_playout(seed: int) -> Hand:
     rng = random.Random(seed)
     deck = shuffled_deck(rng)
     dealer = rng.randrange(4)
-    return Hand.in_play(
+    return Position.in_play(
         RuleSet.preset(rng.choice(PRESET_NAMES)),
         hands=[deck[25 * s : 25 * s + 25] for s in range(4)],
         kitty=deck[100:],
@@ -102,7 +103,7 @@ def _sampled_playout(seed: int) -> Hand:
         trump=rng.choice([*Suit, None]),
         leader=dealer,
         dealer_progress=Progress(1, Rank(rng.randint(2, 14))),
-    )
+    ).hand()
 
 
 def test_the_tests_check_trusted_plays() -> None:

@@ -23,7 +23,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from chaodipi.cards import SUITS, CardError, Rank, Suit, format_cards, shuffled_deck
+from chaodipi.levels import Progress as Level
 from chaodipi.play import check_throw
+from chaodipi.position import Position, PositionError
 from chaodipi.record import SEAT_NAMES, RecordError, describe_game, game_record, load_record, replay
 from chaodipi.referee import run_lines
 from chaodipi.rules import PRESET_NAMES, RuleError, RuleSet
@@ -208,6 +210,41 @@ def _cmd_demo(args: argparse.Namespace) -> int:
                 else (f"top units: {sum(1 for u in fmt.units if u not in stands.failed)}/{len(fmt.units)}")
             )
             print(f"  {suit_words(suit):16} {format_cards(part):60} {summary}; {verdict}")
+    position = Position.in_play(
+        rules,
+        hands=[trump_order.sorted(h) for h in hands],
+        kitty=trump_order.sorted(kitty),
+        dealer=0,
+        trump=trump,
+        leader=0,
+        dealer_progress=Level(1, level),
+        scoring_progress=Level(1, level),
+    )
+    print()
+    print("position 局面 (chaodipi position reads it back; a bug report pastes it):")
+    print(position.text())
+    return 0
+
+
+def _cmd_position(args: argparse.Namespace) -> int:
+    """Read a position (docs/position.md), say whose turn it is and what they may play."""
+    text = args.text if args.text != "-" else sys.stdin.read()
+    try:
+        position = Position.parse(text)
+    except PositionError as exc:
+        print(f"chaodipi position: {exc}", file=sys.stderr)
+        return 2
+    hand = position.hand()
+    seat = hand.to_act()
+    assert seat is not None
+    legal = hand.view(seat).legal
+    print(position.text())
+    print(f"{SEAT_NAMES[seat]} plays now; trump order 主牌顺序: {hand.trump_order.order_text()}")
+    what = "leads" if legal.leads else "follows"
+    plays = legal.plays
+    shown = ", ".join(format_cards(p) for p in plays[:20]) + (" …" if len(plays) > 20 or legal.more_follows else "")
+    print(f"{len(plays)}{'+' if legal.more_follows else ''} legal {what}: {shown}")
+    print(f"scoring side 抓分方 so far: {hand.points_so_far} points")
     return 0
 
 
@@ -352,6 +389,10 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--level", type=level_option, help="the hand's level (2..A); random if left out")
     demo.add_argument("--trump", choices=["s", "h", "c", "d", "nt"], help="trump suit; random if left out")
     demo.set_defaults(func=_cmd_demo)
+
+    pos = sub.add_parser("position", help="read a position (as demo prints it), say whose turn and what is legal")
+    pos.add_argument("text", help="the position's one line, in quotes, or - to read it from standard input")
+    pos.set_defaults(func=_cmd_position)
     sim = sub.add_parser("simulate", help="play games with random legal actions and write their records")
     sim.add_argument("--preset", default="standard", choices=PRESET_NAMES)
     sim.add_argument("--games", type=count_option, default=1, help="how many games, at least 1 (default 1)")

@@ -104,7 +104,7 @@ from chaodipi.outcome import RED5_PENALTY, Escape, HandResult, hand_result, pena
 from chaodipi.play import FollowRule, check_throw
 from chaodipi.rules import FryTurns, RuleSet
 from chaodipi.settlement import NORMAL_THRESHOLD
-from chaodipi.trick import TrickState, trick_state
+from chaodipi.trick import TrickState
 from chaodipi.trump import FIVE_HEARTS, TrumpOrder, trump_text
 from chaodipi.units import Format, PlayError, decompose
 from chaodipi.view import BidOption, Legal, Phase, TrickRecord, View
@@ -264,7 +264,7 @@ class Hand(SeatViews):
         self.adjustments: list[tuple[str, int]] = []
         self.result: HandResult | None = None
         self.escapes: list[Escape] = []  # seats that left, in order (RULES §13)
-        self.played_out: list[Card] = []  # cards played before a position given to in_play()
+        self.played_out: list[Card] = []  # cards played before a position (position.py) whose tricks are not known
         self.trump_revealed = not self.dark
         self.bid_cards_revealed = not self.dark
         if self.flag:
@@ -275,67 +275,6 @@ class Hand(SeatViews):
         self._rule: tuple[int, int, list[Card], FollowRule] | None = None  # (log length, player, hand, rule)
         self._bids: list[tuple[tuple[Phase, int, int], list[Card], list[BidOption]] | None] = [None, None, None, None]
         self._bid_cards = [0, 0, 0, 0]  # level cards, jokers and 5h dealt to each seat: all a bid is made of
-
-    @classmethod
-    def in_play(
-        cls,
-        rules: RuleSet,
-        *,
-        hands: Sequence[Sequence[Card]],
-        kitty: Sequence[Card],
-        dealer: int,
-        trump: Suit | None,
-        leader: int,
-        dealer_progress: Progress,
-        scoring_progress: Progress | None = None,
-        captured: tuple[int, int] = (0, 0),
-        flag_failures: int = 0,
-        red5_player: int | None = None,
-        current: Sequence[tuple[int, Sequence[Card]]] = (),
-        adjustments: Sequence[tuple[str, int]] = (),
-    ) -> Hand:
-        """A hand in its play phase from a given position (an endgame, or a bot's sampled world).
-
-        ``hands`` are the four hands (all the same size, or the leader's partners' sizes as a
-        trick starts), ``kitty`` the buried cards, ``captured`` the points the dealer side and the
-        scoring side have already taken. The cards of two decks not in ``hands`` or ``kitty`` count
-        as played in earlier tricks.
-        """
-        held = [c for h in hands for c in h] + list(kitty) + [c for _, cards in current for c in cards]
-        rest = [c for c in Card.ALL for _ in (0, 1)]
-        for c in held:
-            if c not in rest:
-                raise IllegalActionError(f"the position holds {c} more than twice")
-            rest.remove(c)
-        deck = held + rest
-        hand = cls(
-            rules,
-            deck,
-            first_seat=dealer,
-            dealer=dealer,
-            dealer_progress=dealer_progress,
-            scoring_progress=scoring_progress,
-            flag_failures=flag_failures,
-        )
-        hand.hands = [list(h) for h in hands]
-        hand.dealt = hand.deal_size
-        hand.kitty = list(kitty)
-        hand.kitty_holder = dealer
-        hand.trump = trump
-        hand.played_out = rest
-        if not hand.flag:
-            hand.trump_order = TrumpOrder.of(rules, hand.level, trump)
-        hand.trump_revealed = hand.bid_cards_revealed = True
-        hand.captured = list(captured)
-        hand.red5_player = red5_player
-        hand.phase = Phase.PLAY
-        hand.leader = leader
-        hand.adjustments = list(adjustments)
-        if current:
-            hand.current = [(p, tuple(c)) for p, c in current]
-            hand.lead_format = decompose(hand.current[0][1], hand.trump_order, lead=True)
-            hand.trick = trick_state([c for _, c in hand.current], hand.trump_order, hand.lead_format)
-        return hand
 
     # -- helpers -----------------------------------------------------------------------
     def side_of(self, seat: object) -> Side:
@@ -920,10 +859,11 @@ class Hand(SeatViews):
     def play_trusted(self, player: object, cards: Sequence[Card]) -> Event:
         """:meth:`play` without the check, for plays the engine itself generated as legal.
 
-        The bots' playouts (:func:`chaodipi.bots.rules_bot.play_out`) advance :meth:`in_play`
-        positions this way; their plays come from the engine's own generators (the follow rule's
-        suit parts, :func:`~chaodipi.leads.unit_leads`). With :class:`TrustedChecks` on, as in the
-        tests, each play is checked anyway and an illegal one raises :class:`TrustedPlayError`.
+        The bots' playouts (:func:`chaodipi.bots.rules_bot.play_out`) advance positions
+        (:meth:`chaodipi.position.Position.hand`) this way; their plays come from the engine's own
+        generators (the follow rule's suit parts, :func:`~chaodipi.leads.unit_leads`). With
+        :class:`TrustedChecks` on, as in the tests, each play is checked anyway and an illegal one
+        raises :class:`TrustedPlayError`.
         """
         player = checked_seat(player)
         if TrustedChecks.on:
@@ -1114,7 +1054,7 @@ class Hand(SeatViews):
 
     def _leave(self, player: int) -> Event:
         self._record(Action.leave(player))
-        card_played = bool(self.tricks or self.current or self.played_out)  # (played_out: in_play's earlier tricks)
+        card_played = bool(self.tricks or self.current or self.played_out)  # (played_out: a position's earlier tricks)
         points = self.points_so_far
         reached = points >= self.threshold
         self.escapes.append(Escape(player, card_played, points, reached))

@@ -23,7 +23,8 @@ from dataclasses import replace
 from chaodipi.bots.knowledge import Knowledge, order_of_view
 from chaodipi.bots.rules_bot import RulesBot, choose_bury, holds_last_trick, play_out, ranked_plays
 from chaodipi.cards import Card, Rank
-from chaodipi.hand import Action, Hand, Phase, View
+from chaodipi.hand import Action, Phase, View
+from chaodipi.position import Position
 from chaodipi.rules import FryVisibility
 from chaodipi.settlement import Progress
 from chaodipi.trump import TrumpOrder
@@ -307,7 +308,7 @@ class SearchBot:
         else:
             leader = view.current_trick[0][0] if view.current_trick else view.seat
             current, points = view.current_trick, view.points
-        hand = Hand.in_play(
+        hand = Position.in_play(
             rules,
             hands=hands,
             kitty=kitty,
@@ -317,7 +318,7 @@ class SearchBot:
             dealer_progress=Progress(rules.circles if level is None else 1, level),
             captured=(0, points),
             current=current,
-        )
+        ).hand()
         if cand is not None:
             hand.play_trusted(view.seat, cand)  # one of ranked_plays', legal by construction
         play_out(hand, trump_order)
