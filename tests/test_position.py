@@ -76,8 +76,9 @@ def test_a_position_round_trips_and_plays_on_as_its_hand(preset: str, seed: int,
     assert again.result.settlement == hand.result.settlement
 
 
-def test_a_position_whose_earlier_tricks_are_unknown() -> None:
-    position = Position.in_play(
+def _endgame() -> Position:
+    """Two cards each, East to lead, the earlier tricks unknown: 40 and 60 points taken."""
+    return Position.in_play(
         RuleSet.preset("standard"),
         hands=[P("3d 4d"), P("5d 6d"), P("7d 8d"), P("9d Td")],
         kitty=P("2s 3s 4s 6s 7s 8s 9s Js"),
@@ -87,6 +88,10 @@ def test_a_position_whose_earlier_tricks_are_unknown() -> None:
         dealer_progress=Progress(1, Rank.TWO),
         captured=(40, 60),
     )
+
+
+def test_a_position_whose_earlier_tricks_are_unknown() -> None:
+    position = _endgame()
     text = position.text()
     assert "tricks=-" in text and "captured=40 60" in text and "current=1:" in text and text.endswith("turn=1")
     assert Position.parse(text) == position
@@ -108,16 +113,7 @@ def test_a_position_whose_earlier_tricks_are_unknown() -> None:
     ],
 )
 def test_a_bad_position_is_refused_in_words(change: tuple[str, str], words: str) -> None:
-    text = Position.in_play(
-        RuleSet.preset("standard"),
-        hands=[P("3d 4d"), P("5d 6d"), P("7d 8d"), P("9d Td")],
-        kitty=P("2s 3s 4s 6s 7s 8s 9s Js"),
-        dealer=0,
-        trump=None,
-        leader=1,
-        dealer_progress=Progress(1, Rank.TWO),
-        captured=(40, 60),
-    ).text()
+    text = _endgame().text()
     assert change[0] in text
     with pytest.raises(PositionError, match=words.replace("(", r"\(").replace(")", r"\)")):
         Position.parse(text.replace(change[0], change[1], 1))

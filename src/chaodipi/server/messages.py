@@ -20,6 +20,20 @@ from chaodipi.server.protocol import dumps
 __all__ = ["ErrorReply", "Left", "Pong", "Seats", "ServerMessage", "TableState", "Update", "Welcome"]
 
 
+class _Sent:
+    """A message the server sends: ``to_json()`` its fields, ``text()`` the JSON that goes on the wire."""
+
+    __slots__ = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The message as a JSON object."""
+        raise NotImplementedError
+
+    def text(self) -> str:
+        """The wire form: compact JSON."""
+        return dumps(self.to_json())
+
+
 @dataclass(frozen=True, slots=True)
 class TableState:
     """Where the table stands, as one seat sees it: the part ``welcome`` and ``update`` share.
@@ -50,7 +64,7 @@ class TableState:
 
 
 @dataclass(frozen=True, slots=True)
-class Welcome:
+class Welcome(_Sent):
     """The answer to a ``hello``: the table, the seat, the rules, the seats and the table's state."""
 
     table: int
@@ -78,13 +92,9 @@ class Welcome:
         out.update(self.state.to_json())
         return out
 
-    def text(self) -> str:
-        """The wire form."""
-        return dumps(self.to_json())
-
 
 @dataclass(frozen=True, slots=True)
-class Update:
+class Update(_Sent):
     """The table changed: its state as the seat sees it, with the events the connection has not had."""
 
     state: TableState
@@ -93,13 +103,9 @@ class Update:
         """``{"type": "update", "seq", "hand", "game", "deadline", "view", "events_from", "events"}``."""
         return {"type": "update", **self.state.to_json()}
 
-    def text(self) -> str:
-        """The wire form."""
-        return dumps(self.to_json())
-
 
 @dataclass(frozen=True, slots=True)
-class Seats:
+class Seats(_Sent):
     """Who sits where changed (a seat taken, a connection, 托管 on or off)."""
 
     seq: int
@@ -109,13 +115,9 @@ class Seats:
         """``{"type": "seats", "seq", "seats"}``."""
         return {"type": "seats", "seq": self.seq, "seats": self.seats}
 
-    def text(self) -> str:
-        """The wire form."""
-        return dumps(self.to_json())
-
 
 @dataclass(frozen=True, slots=True)
-class Left:
+class Left(_Sent):
     """The seat was left (``escaped``: during a game, 逃跑); the connection is closed after it."""
 
     seq: int
@@ -126,13 +128,9 @@ class Left:
         """``{"type": "left", "seq", "seat", "escaped"}``."""
         return {"type": "left", "seq": self.seq, "seat": self.seat, "escaped": self.escaped}
 
-    def text(self) -> str:
-        """The wire form."""
-        return dumps(self.to_json())
-
 
 @dataclass(frozen=True, slots=True)
-class Pong:
+class Pong(_Sent):
     """The answer to a ``ping``."""
 
     seq: int
@@ -145,13 +143,9 @@ class Pong:
             out["id"] = self.ref
         return out
 
-    def text(self) -> str:
-        """The wire form."""
-        return dumps(self.to_json())
-
 
 @dataclass(frozen=True, slots=True)
-class ErrorReply:
+class ErrorReply(_Sent):
     """A refused message: the table's sequence number, a code and the reason in words, and the message's ``id``."""
 
     seq: int
@@ -165,10 +159,6 @@ class ErrorReply:
         if self.ref is not None:
             out["id"] = self.ref
         return out
-
-    def text(self) -> str:
-        """The wire form."""
-        return dumps(self.to_json())
 
 
 #: Every kind of message the server sends.
