@@ -23,8 +23,9 @@ from chaodipi.server.bots import BotRunner
 from chaodipi.server.clock import FakeClock
 from chaodipi.server.config import ServerConfig
 from chaodipi.server.protocol import Act, Auto, Hello, Leave, parse_client
+from chaodipi.server.seats import SeatState
 from chaodipi.server.store import SeatKind, Store
-from chaodipi.server.table import CLOSE_LEFT, SeatState, Table, _Connect, _Disconnect, _Message
+from chaodipi.server.table import CLOSE_LEFT, Table, _Connect, _Disconnect, _Message
 from chaodipi.view import Phase
 
 CONFIG = ServerConfig(deal_ms=100, bot_delay_ms=500, hand_pause_ms=15_000)

@@ -8,7 +8,9 @@
 - :mod:`~chaodipi.server.config`: how tables are paced and limited, and what is measured of them;
 - :mod:`~chaodipi.server.protocol` and :mod:`~chaodipi.server.messages`: what a client sends (parsed,
   checked for shape) and what the server sends (one class per kind of message);
-- :mod:`~chaodipi.server.bots`: the bots that play bot seats and seats in 托管;
+- :mod:`~chaodipi.server.autoplay` and :mod:`~chaodipi.server.bots`: bot seats and seats in 托管, their
+  turns, the deadline and what happens when it runs out; the bots that decide for them;
+- :mod:`~chaodipi.server.seats`: a seat, its one JSON shape, and a connection as a table sees it;
 - :mod:`~chaodipi.server.tables`: the tables this process runs, claimed and rebuilt from the store;
 - :mod:`~chaodipi.server.app` (HTTP: the lobby, with Starlette's exception handlers) and
   :mod:`~chaodipi.server.ws` (the WebSocket endpoint); :mod:`~chaodipi.server.replay`: replays;

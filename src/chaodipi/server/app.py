@@ -48,8 +48,9 @@ from chaodipi.rules import PRESET_NAMES, RuleSet
 from chaodipi.server.bots import BOT_NAMES
 from chaodipi.server.config import ServerConfig
 from chaodipi.server.replay import MAX_RECORD_BYTES, replay_frames
+from chaodipi.server.seats import SeatState
 from chaodipi.server.store import DEFAULT_URL, StoreError, TableStatus, UnknownTableError
-from chaodipi.server.table import SeatState, TableError
+from chaodipi.server.table import TableError
 from chaodipi.server.tables import Server, guest_name, only_fields
 from chaodipi.server.ws import table_socket
 from chaodipi.web import INDEX, STATIC

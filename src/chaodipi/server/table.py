@@ -23,16 +23,17 @@ import logging
 import secrets
 from collections.abc import Callable
 from concurrent.futures import Executor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import timedelta
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from chaodipi.game import Game
-from chaodipi.hand import DecisionKind, Hand
+from chaodipi.hand import Hand
 from chaodipi.log import Action, ActionKind, IllegalActionError
 from chaodipi.rules import RuleSet
-from chaodipi.server.bots import BOT_NAMES, BotRunner, bot_seed
-from chaodipi.server.clock import Clock, Deadline, LoopClock
+from chaodipi.server.autoplay import AutoPlay, BotDone
+from chaodipi.server.bots import BotRunner
+from chaodipi.server.clock import Clock, LoopClock
 from chaodipi.server.config import ServerConfig, Stats
 from chaodipi.server.messages import ErrorReply, Left, Pong, Seats, TableState, Update, Welcome
 from chaodipi.server.protocol import (
@@ -45,6 +46,7 @@ from chaodipi.server.protocol import (
     Ping,
     Ready,
 )
+from chaodipi.server.seats import Peer, SeatState
 from chaodipi.server.store import (
     SeatKind,
     StaleSequenceError,
@@ -56,7 +58,7 @@ from chaodipi.server.store import (
 )
 from chaodipi.view import Phase
 
-__all__ = ["MAX_NAME", "Peer", "SeatState", "Table", "TableError", "hash_token", "in_thread"]
+__all__ = ["MAX_NAME", "Table", "TableError", "hash_token", "in_thread"]
 
 log = logging.getLogger("chaodipi.server")
 T = TypeVar("T")
@@ -85,50 +87,6 @@ async def in_thread(executor: Executor, fn: Callable[..., T], *args: Any, **kwar
 def hash_token(token: str) -> str:
     """What the database keeps of a resume token: its SHA-256, never the token itself."""
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-class Peer(Protocol):
-    """A client connection as a table sees it: which seat, what it has been sent, and a way to send."""
-
-    seat: int
-    hand_sent: int  # the hand whose events it holds
-    events_sent: int  # how many of that hand's events (as its seat sees them) it holds
-
-    def send(self, text: str) -> None:
-        """Queue a message (a client that cannot keep up is dropped)."""
-        ...
-
-    def close(self, code: int, reason: str) -> None:
-        """Close the connection after what is queued."""
-        ...
-
-
-@dataclass(slots=True)
-class SeatState:
-    """A taken seat: who sits there, the bot that plays for it, 托管, and its connections."""
-
-    kind: SeatKind
-    name: str
-    bot: str
-    token_hash: str | None
-    auto: bool = False
-    peers: list[Peer] = field(default_factory=list)
-
-    @classmethod
-    def stored(cls, seat: StoredSeat) -> SeatState:
-        """A seat as the database keeps it (no connection: the table is not running here)."""
-        return cls(seat.kind, seat.name, seat.bot, seat.token_hash, seat.auto)
-
-    def to_json(self, seat: int) -> dict[str, Any]:
-        """The one public form of a seat, in the lobby and at the table: nothing about the token."""
-        return {
-            "seat": seat,
-            "kind": self.kind.value,
-            "name": self.name,
-            "bot": self.bot if self.kind is SeatKind.BOT else None,
-            "auto": self.auto,
-            "connected": bool(self.peers) or self.kind is SeatKind.BOT,
-        }
 
 
 # -- commands: everything that changes a table arrives through its queue ---------------------------
@@ -169,21 +127,14 @@ class _Call:
 
 
 @dataclass(frozen=True, slots=True)
-class _BotDone:
-    seat: int
-    key: tuple[Any, ...]
-    action: Action | None
-
-
-@dataclass(frozen=True, slots=True)
 class _Stop:
     pass
 
 
-_Command = _Connect | _Message | _Refuse | _Disconnect | _Call | _BotDone | _Stop
+_Command = _Connect | _Message | _Refuse | _Disconnect | _Call | BotDone | _Stop
 
 
-class Table:
+class Table(AutoPlay):
     """One table: its seats, its game, its clocks and its connections, run by one task (:meth:`run`)."""
 
     def __init__(
@@ -222,7 +173,7 @@ class Table:
         self.hand_number = info.hand_number
         self.seq = info.last_seq
         self.status = info.status
-        self.deadline: Deadline | None = None
+        self.deadline = None
         self.deal_due: float | None = None
         self.pause_due: float | None = None
         self.ready: set[int] = set()  # between hands: the players who said they are ready for the next
@@ -250,6 +201,9 @@ class Table:
     def submit(self, command: _Command) -> None:
         """Queue a command for the table's task."""
         self.queue.put_nowait(command)
+
+    def _bot_done(self, done: BotDone) -> None:
+        self.submit(done)
 
     async def call(self, fn: Callable[[], Any]) -> Any:
         """Run ``fn`` (a coroutine function or a plain one) in the table's task and return its answer."""
@@ -347,7 +301,7 @@ class Table:
             else:
                 if not command.future.done():
                     command.future.set_result(answer)
-        elif isinstance(command, _BotDone):
+        elif isinstance(command, BotDone):
             await self._on_bot_done(command)
 
     async def _on_connect(self, peer: Peer, hello: Hello) -> None:
@@ -439,15 +393,6 @@ class Table:
         except IllegalActionError as exc:
             peer.send(ErrorReply(self.seq, "illegal", str(exc), ref).text())
             self._schedule()
-
-    async def _on_bot_done(self, done: _BotDone) -> None:
-        if self.thinking.get(done.seat) != done.key:
-            return
-        del self.thinking[done.seat]
-        if done.key != self._bot_key(done.seat):
-            self._schedule()  # the table moved on while the bot thought
-            return
-        await self._bot_apply(done.seat, done.action)
 
     # -- accepting an action: check, apply, store, then tell ---------------------------------------
     async def _accept(self, action: Action, arrived: float | None = None) -> None:
@@ -571,138 +516,7 @@ class Table:
             self._broadcast()
             self._schedule()
 
-    async def _expire(self) -> None:
-        deadline = self.deadline
-        assert deadline is not None
-        self.deadline = None
-        hand = self._hand()
-        if hand is None or self.hand_settled:
-            return
-        if deadline.kind == DecisionKind.DECLARE:
-            await self._accept(Action.close())
-            return
-        seat = deadline.seat
-        assert seat is not None
-        state = self.seats[seat]
-        if state is not None and state.kind is SeatKind.PLAYER and not state.auto:
-            await self._set_auto(seat, True)  # 托管 (RULES §13): the bot plays until the player acts again
-        self.bot_due.pop(seat, None)
-        self.thinking.pop(seat, None)
-        await self._bot_turn(seat, self._bot_key(seat), fallback=True)
-
-    # -- bots --------------------------------------------------------------------------------------
-    def _bot_plays(self, seat: int) -> bool:
-        state = self.seats[seat]
-        return state is not None and (state.kind is SeatKind.BOT or state.auto)
-
-    def _bot_name(self, seat: int) -> str:
-        state = self.seats[seat]
-        return state.bot if state is not None and state.bot in BOT_NAMES else "rules"
-
-    def _bot_key(self, seat: int) -> tuple[Any, ...]:
-        hand = self._hand()
-        return (self.hand_number, self.seq, hand.phase.value if hand else "", hand.dealt if hand else 0, seat)
-
-    def _bot_wanted(self, seat: int, hand: Hand) -> bool:
-        """Whether the hand waits on (or offers something to) ``seat`` now (the engine's :meth:`Hand.pending`)."""
-        pending = hand.pending()
-        if pending is None:
-            return False
-        if pending.kind is DecisionKind.DECLARE:  # each seat with a bid is asked once per change of the table
-            return self.asked_in_countdown.get(seat) != self.seq and seat in pending.offered
-        return pending.seat == seat or seat in pending.offered
-
-    async def _bot_turn(
-        self, seat: int, key: tuple[Any, ...], *, ask_now: bool = False, fallback: bool = False
-    ) -> None:
-        hand = self._hand()
-        if hand is None or self.hand_settled or key != self._bot_key(seat):
-            return
-        if not ask_now and not fallback and not self._bot_wanted(seat, hand):
-            return
-        if hand.phase is Phase.COUNTDOWN:
-            self.asked_in_countdown[seat] = self.seq
-        name = self._bot_name(seat)
-        seed = bot_seed(self.info.seed, self.seq, seat, hand.dealt)
-        view = hand.view(seat)
-        if hand.phase in (Phase.DEAL, Phase.COUNTDOWN) and not view.legal.bids and not view.legal.show_red5:
-            return  # nothing to decide (the driver asks only seats that could bid, too)
-        if fallback or name != "search":
-            await self._bot_apply(seat, self.bots.decide_now(name if not fallback else "rules", seed, view))
-            return
-        self.thinking[seat] = key
-
-        async def think() -> None:
-            try:
-                action = await self.bots.decide(name, seed, view)
-            except Exception:
-                log.exception("table %s: the %s bot failed in seat %s", self.id, name, seat)
-                action = self.bots.decide_now("rules", seed, view)
-            self.submit(_BotDone(seat, key, action))
-
-        asyncio.get_running_loop().create_task(think())
-
-    async def _bot_apply(self, seat: int, action: Action | None) -> None:
-        hand = self._hand()
-        if hand is None:
-            return
-        if action is None:
-            if hand.to_act() == seat:  # a bot must act on its turn: the rules bot does
-                action = self.bots.decide_now("rules", bot_seed(self.info.seed, self.seq, seat, 1), hand.view(seat))
-            if action is None:
-                self._schedule()
-                return
-        try:
-            await self._accept(action)
-        except IllegalActionError as exc:
-            log.error("table %s: the bot in seat %s broke the rules (%s); the rules bot plays", self.id, seat, exc)
-            backup = self.bots.decide_now("rules", bot_seed(self.info.seed, self.seq, seat, 2), hand.view(seat))
-            if backup is not None and backup != action:
-                await self._accept(backup)
-
-    def _schedule(self) -> None:
-        """Plan the clocks for the state the table is in: dealing, bots' turns, the deadline."""
-        hand = self._hand()
-        if hand is None or self.hand_settled:
-            self.bot_due.clear()
-            return
-        if hand.phase is Phase.DEAL and self.deal_due is None:
-            self.deal_due = self.clock.now() + self.config.deal_ms / 1000
-        for seat in range(4):
-            key = self._bot_key(seat)
-            if seat in self.thinking or not self._bot_plays(seat) or not self._bot_wanted(seat, hand):
-                if seat in self.bot_due and self.bot_due[seat][1] != key:
-                    del self.bot_due[seat]
-                continue
-            if self.bot_due.get(seat, (0.0, None))[1] != key:
-                self.bot_due[seat] = (self.clock.now() + self.config.bot_delay_ms / 1000, key)
-
-    def _next_deadline(self) -> Deadline | None:
-        """The deadline of the decision the hand waits for now (the engine's :meth:`Hand.pending`)."""
-        hand = self._hand()
-        pending = None if hand is None else hand.pending()
-        if pending is None:
-            return None
-        key = (self.hand_number, pending.number, pending.kind.value)
-        if self.deadline is not None and self.deadline.key == key:
-            return self.deadline
-        return Deadline.start(pending.kind.value, pending.seat, self.limit(pending.seconds), self.clock, key=key)
-
-    def limit(self, seconds: int) -> float:
-        """A decision's time limit in seconds: the rules' times the server's time scale."""
-        return seconds * self.config.time_scale
-
     # -- seats, leaving, games ---------------------------------------------------------------------
-    async def _set_auto(self, seat: int, on: bool) -> None:
-        state = self.seats[seat]
-        if state is None or state.kind is SeatKind.BOT or state.auto == on:
-            return
-        await self._db(self.store.update_seat, self.id, seat, auto=on)
-        state.auto = on
-        self._broadcast_seats()
-        if on:
-            self._deal_if_all_ready()
-
     async def take_seat(self, seat: int | None, name: str, bot: str | None) -> dict[str, Any]:
         """Seat a guest (``bot`` None; returns a resume token, shown once) or a bot; starts the game at four."""
         if self.game is not None and not self.game.over:
