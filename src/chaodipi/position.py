@@ -236,12 +236,14 @@ class Position:
         except TrumpError as exc:
             raise PositionError(f"trump: {exc}") from None
 
+    def _shown(self) -> list[Card]:
+        """Every card the position shows: the hands, the kitty, the finished tricks, the trick in progress."""
+        played = [c for trick in (*self.tricks, self.current) for _, cards in trick for c in cards]
+        return [c for h in self.hands for c in h] + list(self.kitty) + played
+
     def _deck(self, rest: list[Card]) -> list[Card]:
-        held = [c for h in self.hands for c in h] + list(self.kitty)
-        held += [c for t in self.tricks for _, cards in t for c in cards] + [
-            c for _, cards in self.current for c in cards
-        ]
-        return held + rest
+        """The 108 cards in an order a hand can be made from: those shown, then those played before."""
+        return self._shown() + rest
 
     def _worked_out(self) -> tuple[int, list[TrickRecord], tuple[int, int], list[Card]]:
         """The leader of the trick in progress, the finished tricks judged, the points captured, and the
@@ -255,15 +257,12 @@ class Position:
             kitty = "a flag hand has no kitty (RULES §11.6)" if flag else "the kitty is 8 cards"
             raise PositionError(f"{kitty}, not {len(self.kitty)}")
         order = self._order()
-        rest = [c for c in Card.ALL for _ in (0, 1)]
-        shown = [c for h in self.hands for c in h] + list(self.kitty)
-        shown += [c for t in self.tricks for _, cards in t for c in cards] + [
-            c for _, cards in self.current for c in cards
-        ]
-        for c in shown:
-            if c not in rest:
+        left = [2] * len(Card.ALL)  # copies of each card not yet seen in the position
+        for c in self._shown():
+            if not left[c.index]:
                 raise PositionError(f"{c} is in the position more than twice")
-            rest.remove(c)
+            left[c.index] -= 1
+        rest = [c for c in Card.ALL for _ in range(left[c.index])]
         if self.tricks and rest:
             raise PositionError(f"with its tricks, a position holds all 108 cards; {len(rest)} are missing")
         records: list[TrickRecord] = []
