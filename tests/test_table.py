@@ -174,16 +174,19 @@ def test_tuoguan_ends_when_the_player_acts_or_turns_it_off(tmp_path: Path) -> No
     async def test(s: Setup) -> None:
         peer = await s.connect()
         await s.table.step(_Message(peer, Auto(True), s.clock.now()))
-        assert s.table.seats[0].auto is True
+        assert s.table.seats[0].auto is True and peer.last("seats")["seats"][0]["auto"] is True
         await s.table.step(_Message(peer, Auto(False), s.clock.now()))
-        assert s.table.seats[0].auto is False
+        assert s.table.seats[0].auto is False and peer.last("seats")["seats"][0]["auto"] is False
         await s.until(s.anns_turn)
-        view = s.table._hand().view(0)
-        action = next(iter(view.legal.actions(0)))
-        await s.table.step(_Message(peer, Act(s.table.seq, action), s.clock.now()))
-        assert s.table._hand().actions[-1] == action or s.table._hand().actions[-1].player == 0
-        update = peer.last("update")
-        assert update["seq"] == s.table.seq
+        await s.table.step(_Message(peer, Auto(True), s.clock.now()))  # at her turn: the bot is due after its delay
+        assert s.table.seats[0].auto is True and 0 in s.table.bot_due
+        hand = s.table._hand()
+        action = next(iter(hand.view(0).legal.actions(0)))
+        before = len(hand.actions)
+        await s.table.step(_Message(peer, Act(s.table.seq, action), s.clock.now()))  # she acts first: 托管 ends
+        assert s.table.seats[0].auto is False and s.store.seats(s.table_id)[0].auto is False
+        assert len(hand.actions) == before + 1 and hand.actions[before].player == 0
+        assert peer.last("seats")["seats"][0]["auto"] is False and peer.last("update")["seq"] == s.table.seq
 
     run(test, tmp_path)
 
