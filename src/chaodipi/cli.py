@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from chaodipi.cards import SUITS, CardError, Rank, Suit, format_cards, shuffled_deck
+from chaodipi.hand import Hand, Phase
 from chaodipi.levels import Progress as Level
 from chaodipi.play import check_throw
 from chaodipi.position import Position, PositionError
@@ -279,10 +280,17 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
     status = 0
     for name in args.files:
+        last: list[Hand] = []  # the hand being replayed: a refused action leaves it as it was before
+
+        def keep(_: int, hand: Hand, __: object, last: list[Hand] = last) -> None:
+            last[:] = [hand]
+
         try:
-            game = replay(load_record(name), allow_unfinished=args.allow_unfinished)
+            game = replay(load_record(name), allow_unfinished=args.allow_unfinished, after=keep)
         except RecordError as exc:
             print(f"{name}: {exc}", file=sys.stderr)
+            if last and last[0].phase is Phase.PLAY:  # what a bug report pastes (chaodipi position reads it)
+                print(f"position 局面 before it: {Position.of(last[0]).text()}", file=sys.stderr)
             status = 1
             continue
         if not args.quiet:
@@ -293,6 +301,9 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             f"{name}: replayed {len(game.hands)} hands; every action is legal and every result agrees"
             + ("" if stop is None else f"; the game is unfinished: {stop}")
         )
+        current = game.current
+        if stop is not None and current is not None and current.phase is Phase.PLAY:
+            print(f"position 局面 where it stops: {Position.of(current).text()}")
     return status
 
 

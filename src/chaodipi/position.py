@@ -9,16 +9,21 @@ build the worlds they sample as positions (:meth:`Position.hand` makes the :clas
 
 The text form is one line of ``key=value`` fields separated by ``; ``, in this order::
 
-    rules=standard; dealer=0; levels=1:2 1:2; failures=0; trump=s; red5=-;
-    hands=<N> | <E> | <S> | <W>; kitty=<8 cards>;
+    rules=standard; dealer=0; levels=1:2 1:2; failures=0; trump=s; bid=<seat>:<cards> or -; red5=-;
+    hands=<N> | <E> | <S> | <W>; kitty=<8 cards>; buried=<seat> or -;
     tricks=<leader>:<play>,<play>,<play>,<play> / …; current=<leader>:<play>,… or -;
-    captured=<dealer side> <scoring side>; adjust=<±points> <words> | … or -; turn=<seat>
+    captured=<dealer side> <scoring side> or -; adjust=<±points> <words> | … or -;
+    left=<seat> at <points>[ before play], … or -; turn=<seat>
 
 Cards are written as everywhere in chaodipi (``Ah 10s BJ``, :func:`~chaodipi.cards.format_cards`),
-each hand sorted as the trump orders it; ``rules`` is a preset name or its JSON spec. ``captured``
-may be given without ``tricks`` (a position whose earlier tricks are not known, such as a bot's
-sampled world: the cards in no hand, no kitty and no trick count as played); with ``tricks`` it
-must be what they add up to.
+each hand in the order the hand holds it (its legal plays are listed in that order, and follows are
+capped at 200, so a hand made from the position lists the same ones); ``rules`` is a preset name or
+its JSON spec. ``captured`` is given when the earlier tricks are not all known (an endgame, a bot's
+sampled world: the cards in no hand, no kitty and no trick were played in tricks before those listed,
+and ``captured`` counts all the points taken, the listed tricks' too); when they are all known it is
+``-``, what they add up to. ``bid`` is the standing bid, ``buried`` who buried the kitty (the dealer, or the last fryer;
+``-``: the dealer), ``left`` the seats that left the hand (逃跑, RULES §13) and the scoring side's
+points when they did.
 
 >>> import random
 >>> from chaodipi.cards import shuffled_deck
@@ -45,13 +50,16 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from chaodipi.bidding import Bid, BidError, classify_bid, parse_choice
 from chaodipi.cards import Card, CardError, Rank, Suit, format_cards, parse_cards, points_of
 from chaodipi.hand import Hand
 from chaodipi.levels import Progress, SettlementError, Side, format_level, parse_level, seat_side
 from chaodipi.log import IllegalActionError, is_seat
+from chaodipi.outcome import Escape
 from chaodipi.rules import RuleError, RuleSet
+from chaodipi.settlement import NORMAL_THRESHOLD
 from chaodipi.trick import trick_state
-from chaodipi.trump import TrumpError, TrumpOrder, parse_trump, trump_text
+from chaodipi.trump import FIVE_HEARTS, TrumpError, TrumpOrder, parse_trump, trump_text
 from chaodipi.units import PlayError, decompose
 from chaodipi.view import Phase, TrickRecord
 
@@ -64,13 +72,16 @@ FIELDS = (
     "levels",
     "failures",
     "trump",
+    "bid",
     "red5",
     "hands",
     "kitty",
+    "buried",
     "tricks",
     "current",
     "captured",
     "adjust",
+    "left",
     "turn",
 )
 
@@ -86,9 +97,12 @@ class Position:
     """A hand in its play phase, written down (see the module's docstring for the text form).
 
     ``tricks``: the finished tricks, each its plays in play order (the leader first); ``current``:
-    the trick in progress; ``captured``: the points the dealer side and the scoring side took
-    (None: what ``tricks`` add up to); ``adjustments``: changes to the scoring side's points so far
-    (failed throws, failed dark fries, 逼红5), each with its words.
+    the trick in progress; ``captured``: the points the dealer side and the scoring side took, the
+    earlier tricks' that the position does not list included (None: all tricks are listed, and it is
+    what they add up to); ``adjustments``: changes to the scoring side's points so far (failed
+    throws, failed dark fries, 逼红5), each with its words; ``bid``: the standing bid (None: nobody
+    bid, or a flag hand), whose trump is ``trump``; ``kitty_holder``: who buried the kitty (None: the
+    dealer); ``escapes``: the seats that left (逃跑, RULES §13), each with the points when it left.
     """
 
     rules: RuleSet
@@ -105,6 +119,9 @@ class Position:
     red5_player: int | None = None
     flag_failures: int = 0
     leader: int | None = None  # who leads the next trick when no trick is known (None: from the tricks)
+    bid: Bid | None = None
+    kitty_holder: int | None = None
+    escapes: tuple[Escape, ...] = ()
 
     # -- reading a hand -----------------------------------------------------------------------
     @classmethod
@@ -112,10 +129,13 @@ class Position:
         """Where ``hand`` stands (in its play phase: between or during tricks)."""
         if hand.phase is not Phase.PLAY or hand.dealer is None:
             raise PositionError(f"a position is of a hand in play, not in phase {hand.phase.value}")
-        order = hand.trump_order
-        hands = tuple(tuple(order.sorted(h)) for h in hand.hands)
+        hands = tuple(tuple(h) for h in hand.hands)  # as held, not sorted: the legal plays come in this order
         tricks = tuple(t.plays for t in hand.tricks)
-        known = bool(tricks) or not hand.played_out
+        standing = hand.standing
+        bid = None
+        if standing is not None:  # 5h 5h names its trump (RULES §9.2): the choice is the hand's trump
+            red5 = standing.cards == (FIVE_HEARTS, FIVE_HEARTS)
+            bid = Bid(standing.player, standing.cards, parse_choice(trump_text(hand.trump)) if red5 else None)
         return cls(
             hand.rules,
             hand.dealer,
@@ -126,11 +146,14 @@ class Position:
             tuple(hand.kitty),
             tricks,
             tuple(hand.current),
-            None if known else (hand.captured[0], hand.captured[1]),
+            (hand.captured[0], hand.captured[1]) if hand.played_out else None,
             tuple(hand.adjustments),
             hand.red5_player,
             hand.flag_failures,
             None if hand.tricks else hand.leader,
+            bid,
+            hand.kitty_holder,
+            tuple(hand.escapes),
         )
 
     @classmethod
@@ -160,6 +183,9 @@ class Position:
         held = [tuple(h) for h in hands]
         if len(held) != 4:
             raise PositionError(f"a position has four hands, not {len(held)}")
+        taken: tuple[int, int] | None = (captured[0], captured[1])
+        if sum(len(h) for h in held) + len(kitty) + sum(len(c) for _, c in current) == 108 and taken == (0, 0):
+            taken = None  # no earlier tricks: the position Position.of gives a hand at its first lead
         return cls(
             rules,
             dealer,
@@ -170,11 +196,12 @@ class Position:
             tuple(kitty),
             (),
             tuple((p, tuple(c)) for p, c in current),
-            captured,
+            taken,
             tuple(adjustments),
             red5_player,
             flag_failures,
             leader,
+            kitty_holder=None if flag else dealer,
         )
 
     # -- the hand it is ---------------------------------------------------------------------------
@@ -198,17 +225,20 @@ class Position:
         hand.hands = [list(h) for h in self.hands]
         hand.dealt = hand.deal_size
         hand.kitty = list(self.kitty)
-        hand.kitty_holder = self.dealer
+        hand.kitty_holder = None if self.dealer_progress.level is None else self._holder()
         hand.trump = None if self.trump in ("nt", "flag") else parse_trump(self.trump)[1]
         hand.trump_order = order
-        hand.played_out = [] if self.tricks else rest
+        hand.played_out = rest
         hand.trump_revealed = hand.bid_cards_revealed = True
+        if self.bid is not None and hand.bidding is not None:
+            hand.bidding.apply(self.bid)  # the standing bid, as the hand's only one (its trump is checked)
         hand.captured = list(captured)
         hand.red5_player = self.red5_player
         hand.phase = Phase.PLAY
         hand.tricks = list(records)
         hand.leader = leader
         hand.adjustments = list(self.adjustments)
+        hand.escapes = list(self.escapes)
         if self.current:
             hand.current = [(p, tuple(c)) for p, c in self.current]
             hand.lead_format = decompose(hand.current[0][1], order, lead=True)
@@ -224,6 +254,9 @@ class Position:
         """The seat to play now."""
         leader = self._worked_out()[0]
         return (leader + len(self.current)) % 4
+
+    def _holder(self) -> int:
+        return self.dealer if self.kitty_holder is None else self.kitty_holder
 
     def _order(self) -> TrumpOrder:
         level = self.dealer_progress.level
@@ -263,11 +296,22 @@ class Position:
                 raise PositionError(f"{c} is in the position more than twice")
             left[c.index] -= 1
         rest = [c for c in Card.ALL for _ in range(left[c.index])]
-        if self.tricks and rest:
-            raise PositionError(f"with its tricks, a position holds all 108 cards; {len(rest)} are missing")
+        if self.captured is None and rest:
+            raise PositionError(
+                f"{len(rest)} of the 108 cards are in no hand, kitty or trick: give captured, "
+                "the points taken in the earlier tricks they were played in"
+            )
+        if self.kitty_holder is not None and (flag or not is_seat(self.kitty_holder)):
+            raise PositionError(
+                f"buried: a seat 0..3 (- in a flag hand, which has no kitty), not {self.kitty_holder!r}"
+            )
+        self._check_bid(flag)
+        self._check_escapes(flag)
         records: list[TrickRecord] = []
         captured = [0, 0]
         leader = self.leader if self.leader is not None else self.tricks[0][0][0] if self.tricks else self.dealer
+        if not rest and leader != self.dealer:  # every trick known: the dealer led the first (RULES §5)
+            raise PositionError(f"trick 1 is led by the dealer, player {self.dealer}, not by player {leader}")
         for n, trick in enumerate(self.tricks, 1):
             if len(trick) != 4:
                 raise PositionError(f"trick {n} has {len(trick)} plays, not 4")
@@ -285,8 +329,12 @@ class Position:
                 raise PositionError("a trick in progress has at most 3 plays")
             self._judge(self.current, order, leader, "the trick in progress")
         if self.captured is not None:
-            if self.tricks and tuple(captured) != self.captured:
+            if not rest and tuple(captured) != self.captured:
                 raise PositionError(f"captured: the tricks add up to {captured[0]} {captured[1]}, not {self.captured}")
+            if any(given < listed for given, listed in zip(self.captured, captured, strict=True)):
+                raise PositionError(
+                    f"captured: the tricks listed add up to {captured[0]} {captured[1]}, more than {self.captured}"
+                )
             captured = list(self.captured)
         sizes = [len(h) for h in self.hands]
         playing = {p for p, _ in self.current}
@@ -295,6 +343,31 @@ class Position:
         if len(waiting) != 1 or any(sizes[s] != next(iter(waiting)) - lead_size for s in playing):
             raise PositionError(f"hand sizes {sizes} do not fit: the seats yet to play in a trick hold as many cards")
         return leader, records, (captured[0], captured[1]), rest
+
+    def _check_bid(self, flag: bool) -> None:
+        bid = self.bid
+        if bid is None:
+            return
+        if flag:
+            raise PositionError("bid: a flag hand has no bids (RULES §11.6)")
+        level = self.dealer_progress.level
+        assert level is not None
+        try:
+            named = classify_bid(bid.cards, level, bid.choose).trump
+        except BidError as exc:
+            raise PositionError(f"bid: {exc}") from None
+        if trump_text(named) != self.trump:
+            raise PositionError(f"bid: {format_cards(bid.cards)} names trump {trump_text(named)}, not {self.trump}")
+
+    def _check_escapes(self, flag: bool) -> None:
+        threshold = self.rules.flag_threshold if flag else NORMAL_THRESHOLD
+        seen: set[int] = set()
+        for e in self.escapes:
+            if not is_seat(e.player) or e.player in seen:
+                raise PositionError(f"left: each seat at most once, a seat 0..3, not {e.player!r}")
+            seen.add(e.player)
+            if e.reached != (e.points >= threshold):  # t: the points reached the threshold (RULES §13)
+                raise PositionError(f"left: player {e.player} left at {e.points} points, threshold {threshold}")
 
     @staticmethod
     def _judge(plays: Sequence[Play], order: TrumpOrder, leader: int, what: str) -> int:
@@ -325,13 +398,19 @@ class Position:
             "levels": f"{level(self.dealer_progress)} {level(self.scoring_progress)}",
             "failures": str(self.flag_failures),
             "trump": self.trump,
+            "bid": "-" if self.bid is None else f"{self.bid.player}:{format_cards(self.bid.cards)}",
             "red5": "-" if self.red5_player is None else str(self.red5_player),
             "hands": " | ".join(format_cards(h) or "-" for h in self.hands),
             "kitty": format_cards(self.kitty),
+            "buried": "-" if self.kitty_holder is None else str(self.kitty_holder),
             "tricks": " / ".join(plays(t) for t in self.tricks) or "-",
             "current": plays(self.current),
             "captured": "-" if self.captured is None else f"{self.captured[0]} {self.captured[1]}",
             "adjust": " | ".join(f"{d:+d} {words}" for words, d in self.adjustments) or "-",
+            "left": ", ".join(
+                f"{e.player} at {e.points}" + ("" if e.card_played else " before play") for e in self.escapes
+            )
+            or "-",
             "turn": str(self.turn),
         }
         if self.leader is not None and not self.tricks:
@@ -405,12 +484,34 @@ class Position:
         failures = got["failures"]
         if not failures.isdigit():
             raise PositionError(f"failures: a whole number, not {failures!r}")
+        trump = got["trump"]
+        bid = None
+        if got["bid"] != "-":
+            seat, colon, cards = got["bid"].partition(":")
+            if not colon:
+                raise PositionError(f"bid: seat:cards (1:7s 7s) or -, not {got['bid']!r}")
+            shown = tuple(parse_cards(cards))
+            red5 = shown == (FIVE_HEARTS, FIVE_HEARTS) and trump not in ("flag",)
+            bid = Bid(_seat(seat, "bid"), shown, parse_choice(trump) if red5 else None)
+        flag = progress[0].level is None
+        threshold = rules.flag_threshold if flag else NORMAL_THRESHOLD
+        escapes = []
+        if got["left"] != "-":
+            for item in got["left"].split(","):
+                seat, at, rest = item.strip().partition(" at ")
+                points, _, before = rest.partition(" ")
+                if not at or before not in ("", "before play") or not points.lstrip("-").isdigit():
+                    raise PositionError(
+                        f"left: {item.strip()!r} is not 'seat at points' or 'seat at points before play'"
+                    )
+                left_at = int(points)
+                escapes.append(Escape(_seat(seat, "left"), not before, left_at, left_at >= threshold))
         position = cls(
             rules,
             _seat(got["dealer"], "dealer"),
             progress[0],
             progress[1],
-            got["trump"],
+            trump,
             (hands[0], hands[1], hands[2], hands[3]),
             tuple(parse_cards(got["kitty"])),
             tricks,
@@ -420,6 +521,9 @@ class Position:
             None if got["red5"] == "-" else _seat(got["red5"], "red5"),
             int(failures),
             leader,
+            bid,
+            None if got["buried"] == "-" else _seat(got["buried"], "buried"),
+            tuple(escapes),
         )
         position.check()
         return position
