@@ -25,6 +25,7 @@ from chaodipi.levels import Progress, Side
 from chaodipi.log import is_seat
 from chaodipi.outcome import HandResult
 from chaodipi.rules import RuleSet
+from chaodipi.view import TEAMS
 
 __all__ = ["Game", "GameError", "Match", "team_of"]
 
@@ -37,8 +38,8 @@ class GameError(ValueError):
 
 
 def team_of(seat: int) -> int:
-    """The team of a seat: 0 for seats 0 and 2, 1 for seats 1 and 3."""
-    return seat % 2
+    """The team of a seat: 0 for seats 0 and 2, 1 for seats 1 and 3 (:data:`chaodipi.view.TEAMS`)."""
+    return TEAMS[seat]
 
 
 @dataclass(slots=True)

@@ -103,11 +103,10 @@ from chaodipi.observe import KITTY_SIZE, SeatViews
 from chaodipi.outcome import RED5_PENALTY, Escape, HandResult, hand_result, penalty_words
 from chaodipi.play import FollowRule, check_throw
 from chaodipi.rules import FryTurns, RuleSet
-from chaodipi.settlement import NORMAL_THRESHOLD
 from chaodipi.trick import TrickState
 from chaodipi.trump import FIVE_HEARTS, TrumpOrder, trump_text
 from chaodipi.units import Format, PlayError, decompose
-from chaodipi.view import BidOption, Legal, Phase, TrickRecord, View
+from chaodipi.view import BidOption, Legal, Phase, TrickRecord, View, hand_threshold
 
 __all__ = [
     "Action",
@@ -297,7 +296,7 @@ class Hand(SeatViews):
 
         The same threshold :func:`~chaodipi.settlement.settle` reads the level table at (RULES §11.2, §11.6).
         """
-        return self.rules.flag_threshold if self.flag else NORMAL_THRESHOLD
+        return hand_threshold(self.rules, flag=self.flag)
 
     def to_act(self) -> int | None:
         """Whose action the hand waits for (None while dealing, in the countdown or when over)."""

@@ -57,11 +57,10 @@ from chaodipi.levels import Progress, SettlementError, Side, format_level, parse
 from chaodipi.log import IllegalActionError, is_seat
 from chaodipi.outcome import Escape
 from chaodipi.rules import RuleError, RuleSet
-from chaodipi.settlement import NORMAL_THRESHOLD
 from chaodipi.trick import trick_state
 from chaodipi.trump import FIVE_HEARTS, TrumpError, TrumpOrder, parse_trump, trump_text
 from chaodipi.units import PlayError, decompose
-from chaodipi.view import Phase, TrickRecord
+from chaodipi.view import Phase, TrickRecord, hand_threshold
 
 __all__ = ["FIELDS", "Position", "PositionError"]
 
@@ -360,7 +359,7 @@ class Position:
             raise PositionError(f"bid: {format_cards(bid.cards)} names trump {trump_text(named)}, not {self.trump}")
 
     def _check_escapes(self, flag: bool) -> None:
-        threshold = self.rules.flag_threshold if flag else NORMAL_THRESHOLD
+        threshold = hand_threshold(self.rules, flag=flag)
         seen: set[int] = set()
         for e in self.escapes:
             if not is_seat(e.player) or e.player in seen:
@@ -494,7 +493,7 @@ class Position:
             red5 = shown == (FIVE_HEARTS, FIVE_HEARTS) and trump not in ("flag",)
             bid = Bid(_seat(seat, "bid"), shown, parse_choice(trump) if red5 else None)
         flag = progress[0].level is None
-        threshold = rules.flag_threshold if flag else NORMAL_THRESHOLD
+        threshold = hand_threshold(rules, flag=flag)
         escapes = []
         if got["left"] != "-":
             for item in got["left"].split(","):

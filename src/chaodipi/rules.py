@@ -31,6 +31,8 @@ from chaodipi.cards import CardError, Rank
 
 __all__ = [
     "INT_OPTION_RANGES",
+    "INT_OPTION_STEPS",
+    "OPTION_NEEDS",
     "PRESETS",
     "PRESET_NAMES",
     "BidOrder",
@@ -236,6 +238,12 @@ INT_OPTION_RANGES: dict[str, tuple[int, int]] = {
     "play_seconds": (0, 3600),
     "fry_seconds": (0, 3600),
 }
+
+#: Whole-number options that must be a multiple of a step: the flag threshold goes by 5s (RULES §11.6).
+INT_OPTION_STEPS: dict[str, int] = {"flag_threshold": 5}
+
+#: A yes/no option that only a rule set with another one on may have on: an FTK pair is two FTKs (RULES §4).
+OPTION_NEEDS: dict[str, str] = {"ftk_pair": "ftk"}
 
 #: Words a spec may use for yes and no (RULES §15 writes yes, no and – in its table).
 _YES_WORDS = frozenset({"yes", "true", "on"})
@@ -581,8 +589,9 @@ class RuleSet:
             checked = _OPTION_KINDS[f.name].check(f.name, value)
             if checked is not value:  # an enum's value as a text: store the member
                 object.__setattr__(self, f.name, checked)
-        if self.flag_threshold % 5:
-            raise RuleError(f"option flag_threshold must be a multiple of 5, not {self.flag_threshold}")
+        for name, step in INT_OPTION_STEPS.items():
+            if getattr(self, name) % step:
+                raise RuleError(f"option {name} must be a multiple of {step}, not {getattr(self, name)}")
         if self.ftk_pair and not self.ftk:
             raise RuleError(
                 "option ftk_pair needs ftk: ftk_pair=True with ftk=False cannot be honoured "
@@ -600,14 +609,20 @@ class RuleSet:
         """Each option's name, kind and allowed values, for a form that edits rules (the lobby's house rules).
 
         ``kind`` is ``bool``, ``int`` or ``optional_int`` (with ``min`` and ``max``; ``optional_int`` may
-        also be null: "no"), ``choice`` (with ``values``), ``bid_order`` or ``levels``.
+        also be null: "no"), ``choice`` (with ``values``), ``bid_order`` or ``levels``. A number may also
+        have ``multiple_of`` (:data:`INT_OPTION_STEPS`); an ``optional_int`` has ``when_set``, the value a
+        form offers when it is switched on (the first preset's that sets it); a yes/no option ``needs``
+        another that must be on for it to be on (:data:`OPTION_NEEDS`: it goes off with that one).
 
         >>> for option in RuleSet.option_schema()[3:5]:
         ...     print(option)
         {'name': 'fry', 'kind': 'bool'}
         {'name': 'fry_visibility', 'kind': 'choice', 'values': ['open', 'dark']}
-        >>> [o for o in RuleSet.option_schema() if o["name"] == "escape_penalty"]
-        [{'name': 'escape_penalty', 'kind': 'optional_int', 'min': 0, 'max': 1000}]
+        >>> [o for o in RuleSet.option_schema() if o["name"] in ("escape_penalty", "flag_threshold", "ftk_pair")]
+        ... # doctest: +NORMALIZE_WHITESPACE
+        [{'name': 'ftk_pair', 'kind': 'bool', 'needs': 'ftk'},
+         {'name': 'flag_threshold', 'kind': 'int', 'min': 0, 'max': 1000, 'multiple_of': 5},
+         {'name': 'escape_penalty', 'kind': 'optional_int', 'min': 0, 'max': 1000, 'when_set': 15}]
         """
         hints = typing.get_type_hints(cls)
         out: list[dict[str, object]] = []
@@ -618,9 +633,17 @@ class RuleSet:
             entry: dict[str, object] = {"name": f.name}
             if hint is bool:
                 entry["kind"] = "bool"
+                if f.name in OPTION_NEEDS:
+                    entry["needs"] = OPTION_NEEDS[f.name]
             elif f.name in INT_OPTION_RANGES:
                 low, high = INT_OPTION_RANGES[f.name]
                 entry.update(kind="int" if hint is int else "optional_int", min=low, max=high)
+                if f.name in INT_OPTION_STEPS:
+                    entry["multiple_of"] = INT_OPTION_STEPS[f.name]
+                if hint is not int:
+                    entry["when_set"] = next(
+                        (v for r in PRESETS.values() if (v := getattr(r, f.name)) is not None), low
+                    )
             elif isinstance(hint, type) and issubclass(hint, StrEnum):
                 entry.update(kind="choice", values=[m.value for m in hint])
             elif hint is BidOrder:
@@ -664,7 +687,7 @@ class RuleSet:
 
     @classmethod
     def from_spec(cls, spec: object) -> RuleSet:
-        """A preset name, or ``{"preset": NAME, "set": {OPTION: VALUE}}`` as in REFEREE.md."""
+        """A preset name, or ``{"preset": NAME, "set": {OPTION: VALUE}}`` as in docs/referee.md."""
         if isinstance(spec, RuleSet):
             return spec
         if isinstance(spec, str):

@@ -18,15 +18,51 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 from chaodipi.cards import Card, CardError, Rank, Suit, format_cards, parse_cards
-from chaodipi.levels import Progress, SettlementError, Side
+from chaodipi.levels import Progress, SettlementError, Side, seat_side
 from chaodipi.log import Action, ActionError, Event, is_seat
 from chaodipi.rules import RuleError, RuleSet
+from chaodipi.settlement import NORMAL_THRESHOLD
 from chaodipi.trump import TrumpOrder
 
-__all__ = ["BidEntry", "BidOption", "Legal", "Outcome", "Phase", "TrickRecord", "View"]
+__all__ = [
+    "CARD_POINTS",
+    "TEAMS",
+    "BidEntry",
+    "BidOption",
+    "Legal",
+    "Outcome",
+    "Phase",
+    "TrickRecord",
+    "View",
+    "hand_threshold",
+]
+
+#: The points of each card that has any (RULES §1: 5 → 5, 10 and K → 10), by card text: a view's ``card_points``.
+CARD_POINTS: dict[str, int] = {str(c): c.points for c in Card.ALL if c.points}
+
+#: The team of each seat, as a game numbers them (:func:`chaodipi.game.team_of`): seats 0 and 2, 1 and 3 are partners.
+TEAMS: tuple[int, int, int, int] = (0, 1, 0, 1)
+
+
+def hand_threshold(rules: RuleSet, *, flag: bool) -> int:
+    """The points at which the scoring side takes the table: 80, or ``rules.flag_threshold`` in a flag hand
+    (RULES §11.2, §11.6). A view's ``threshold`` and the hand's are this.
+
+    >>> from chaodipi.rules import RuleSet
+    >>> hand_threshold(RuleSet.preset("kangqi"), flag=False), hand_threshold(RuleSet.preset("kangqi"), flag=True)
+    (80, 100)
+    """
+    return rules.flag_threshold if flag else NORMAL_THRESHOLD
+
+
+@lru_cache(maxsize=256)
+def _trump_cards(order: TrumpOrder) -> tuple[Card, ...]:
+    """Every distinct card that is trump in ``order``, strongest first (as a hand is sorted)."""
+    return tuple(order.sorted(c for c in Card.ALL if order.is_trump(c)))
 
 
 class Phase(StrEnum):
@@ -350,6 +386,38 @@ class View:
         trump = None if self.sort_trump in ("?", "nt") else Suit(self.sort_trump)
         return TrumpOrder.of(self.rules, Rank.parse(self.level), trump)
 
+    def trump_order(self) -> TrumpOrder:
+        """The card order of the trump as the seat knows it (``trump``): while the trump is hidden from it
+        or nobody has bid, the order with no trump suit (only jokers, 5h and level cards are trump)."""
+        if self.level == "flag" or self.trump == "flag":
+            return TrumpOrder.of(self.rules, None, None)
+        suit = None if self.trump is None or self.trump == "nt" else Suit(self.trump)
+        return TrumpOrder.of(self.rules, Rank.parse(self.level), suit)
+
+    @property
+    def trumps(self) -> tuple[Card, ...]:
+        """Every distinct card that is trump as the seat knows it (:meth:`trump_order`), strongest first:
+        facts about cards in general, none about who holds them."""
+        return _trump_cards(self.trump_order())
+
+    @property
+    def threshold(self) -> int:
+        """The points at which the scoring side takes the table in this hand (:func:`hand_threshold`)."""
+        return hand_threshold(self.rules, flag=self.level == "flag")
+
+    @property
+    def sides(self) -> tuple[Side, Side, Side, Side] | None:
+        """Each seat's side in this hand (dealer side 庄家方 or scoring side 抓分方); None until the dealer is known."""
+        if self.dealer is None:
+            return None
+        d = self.dealer
+        return (seat_side(0, d), seat_side(1, d), seat_side(2, d), seat_side(3, d))
+
+    @property
+    def partner(self) -> int:
+        """The seat's partner (the seat across the table, of its team: :data:`TEAMS`)."""
+        return next(s for s in range(4) if s != self.seat and TEAMS[s] == TEAMS[self.seat])
+
     def cards_seen(self) -> set[Card]:
         """Every card this view shows (for hidden-information tests)."""
         seen = set(self.hand)
@@ -368,7 +436,9 @@ class View:
 
     def to_json(self) -> dict[str, Any]:
         """The wire form of the view (what the server sends a seat); ``left`` only when a seat left,
-        ``result`` only once the hand is over."""
+        ``result`` only once the hand is over. ``threshold``, ``trumps``, ``card_points``, ``teams``,
+        ``sides`` and ``partner`` are worked out from the other fields (:meth:`from_json` reads them back
+        from those), so that a client needs no rule to draw the view."""
         out: dict[str, Any] = {
             "seat": self.seat,
             "rules": self.rules.to_spec(),
@@ -388,6 +458,12 @@ class View:
             "hand_sizes": list(self.hand_sizes),
             "legal": self.legal.to_json(),
             "winning": self.winning,
+            "threshold": self.threshold,
+            "trumps": _cards_json(self.trumps),
+            "card_points": dict(CARD_POINTS),
+            "teams": list(TEAMS),
+            "sides": None if (sides := self.sides) is None else [side.value for side in sides],
+            "partner": self.partner,
         }
         if self.left:
             out["left"] = list(self.left)

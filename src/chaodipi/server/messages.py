@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chaodipi.server.protocol import dumps
+from chaodipi.view import TEAMS
 
 __all__ = ["ErrorReply", "Left", "Pong", "Seats", "ServerMessage", "TableState", "Update", "Welcome"]
 
@@ -65,7 +66,10 @@ class TableState:
 
 @dataclass(frozen=True, slots=True)
 class Welcome(_Sent):
-    """The answer to a ``hello``: the table, the seat, the rules, the seats and the table's state."""
+    """The answer to a ``hello``: the table, the seat, the rules, the seats and their teams, the table's state.
+
+    ``teams`` (the engine's :data:`~chaodipi.view.TEAMS`) lets a client colour the seats before any hand's view.
+    """
 
     table: int
     name: str
@@ -75,6 +79,7 @@ class Welcome(_Sent):
     resumed: bool
     seats: list[dict[str, Any] | None]
     state: TableState
+    teams: tuple[int, ...] = TEAMS
 
     def to_json(self) -> dict[str, Any]:
         """``{"type": "welcome", "table", "name", "seat", "seq", "rules", "status", "resumed", "seats", …}``."""
@@ -88,6 +93,7 @@ class Welcome(_Sent):
             "status": self.status,
             "resumed": self.resumed,
             "seats": self.seats,
+            "teams": list(self.teams),
         }
         out.update(self.state.to_json())
         return out
@@ -110,10 +116,11 @@ class Seats(_Sent):
 
     seq: int
     seats: list[dict[str, Any] | None]
+    teams: tuple[int, ...] = TEAMS
 
     def to_json(self) -> dict[str, Any]:
-        """``{"type": "seats", "seq", "seats"}``."""
-        return {"type": "seats", "seq": self.seq, "seats": self.seats}
+        """``{"type": "seats", "seq", "seats", "teams"}``: ``teams``, each seat's team (partners sit opposite)."""
+        return {"type": "seats", "seq": self.seq, "seats": self.seats, "teams": list(self.teams)}
 
 
 @dataclass(frozen=True, slots=True)

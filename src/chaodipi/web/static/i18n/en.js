@@ -396,7 +396,7 @@ export default {
   "throw.title": "{name}'s throw failed",
   "throw.tried": "tried {cards}",
   "throw.forced": "had to play {cards}",
-  "throw.mustLead": "had to lead: {detail}",
+  "throw.mustLead": "must lead {cards}",
   "throw.penalty": "penalty {n} (scoring side {sign}{n})",
 
   // -- events

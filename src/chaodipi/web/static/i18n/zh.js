@@ -396,7 +396,7 @@ export default {
   "throw.title": "{name} 甩牌失败",
   "throw.tried": "想甩 {cards}",
   "throw.forced": "被迫改出 {cards}",
-  "throw.mustLead": "须出：{detail}",
+  "throw.mustLead": "须出 {cards}",
   "throw.penalty": "罚 {n} 分（抓分方 {sign}{n}）",
 
   // -- events (the hand's log)

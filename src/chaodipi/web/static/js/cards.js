@@ -1,6 +1,8 @@
-// Cards: parsing the protocol's card text and drawing cards with CSS and inline SVG.
-// Display only: what is legal always comes from the server.
+// Cards: parsing the protocol's card text and drawing cards with CSS and inline SVG, for the table and the replay.
+// Display only: what is legal always comes from the server, and which cards are trump and what each card
+// is worth come from the view (`trumps`, `card_points`: cardFacts).
 import { t } from './i18n.js';
+import { el } from './dom.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -37,26 +39,41 @@ export function cardRank(code) {
   return code === 'SJ' || code === 'BJ' ? code : code.slice(0, -1);
 }
 
+/** A card's place in the notation's order of ranks (2 … A, then the jokers), for sorting cards for the eye. */
+export function rankOrder(code) {
+  const r = cardRank(code);
+  return r === 'SJ' ? RANKS.length : r === 'BJ' ? RANKS.length + 1 : RANKS.indexOf(r);
+}
+
 export function cardSuit(code) {
   return code === 'SJ' || code === 'BJ' ? 'j' : code.slice(-1);
 }
 
-/** Card points: 5 → 5, T and K → 10, else 0. */
-export function cardPoints(code) {
-  const r = cardRank(code);
-  if (r === '5') return 5;
-  if (r === 'T' || r === 'K') return 10;
-  return 0;
+const FACTS = new WeakMap();
+
+/**
+ * What a view says about cards, as the engine worked it out (no rule is worked out here): `trumps`, the set
+ * of cards that are trump as the seat knows it; `points`, each card's points; `level`, the level played.
+ * Made once per view object.
+ */
+export function cardFacts(view) {
+  if (!view) return { trumps: new Set(), points: {}, level: null };
+  let f = FACTS.get(view);
+  if (!f) {
+    f = { trumps: new Set(parseCards(view.trumps || '')), points: view.card_points || {}, level: view.level };
+    FACTS.set(view, f);
+  }
+  return f;
 }
 
-/** Whether a card is trump (RULES §3.1), for display. */
-export function isTrump(code, level, trump) {
-  if (code === '5h' || code === 'BJ' || code === 'SJ') return true;
-  if (level === 'flag' || trump === 'flag') return false;
-  const rank = cardRank(code);
-  const isLevel = level != null && rank === String(level);
-  if (trump == null || trump === '?' || trump === 'nt') return isLevel;
-  return isLevel || cardSuit(code) === trump;
+/** A card's points, as the view's facts say. */
+export function cardPoints(code, facts) {
+  return (facts && facts.points[code]) || 0;
+}
+
+/** Whether a card is trump as the view's facts say (for display, and to ask before a throw 甩牌). */
+export function isTrump(code, facts) {
+  return !!(facts && facts.trumps.has(code));
 }
 
 /** Whether a card is a level card (rank = the level played); never in a flag hand. */
@@ -105,7 +122,8 @@ function span(cls, text) {
 
 /**
  * One card as an element: a <button> when opts.selectable, else a <div>.
- * opts: selectable, small, back, level, trump (mark trumps and level cards), selected, dim.
+ * opts: selectable, small, back, facts (cardFacts: its points), mark (with facts: mark trumps and level cards),
+ * selected, dim.
  */
 export function cardEl(code, opts = {}) {
   const el = document.createElement(opts.selectable ? 'button' : 'div');
@@ -128,12 +146,12 @@ export function cardEl(code, opts = {}) {
   classes.push(red ? 'red' : 'black');
   if (joker) classes.push('joker', code === 'BJ' ? 'big-joker' : 'small-joker');
   if (code === '5h') classes.push('heart5');
-  const pts = cardPoints(code);
+  const pts = cardPoints(code, opts.facts);
   if (pts) classes.push('points');
-  const marking = opts.level !== undefined || opts.trump !== undefined;
+  const marking = !!(opts.mark && opts.facts);
   if (marking) {
-    if (isTrump(code, opts.level, opts.trump)) classes.push('trump');
-    if (isLevelCard(code, opts.level)) classes.push('level');
+    if (isTrump(code, opts.facts)) classes.push('trump');
+    if (isLevelCard(code, opts.facts.level)) classes.push('level');
   }
   if (opts.selected) classes.push('selected');
   if (opts.dim) classes.push('dim');
@@ -149,7 +167,7 @@ export function cardEl(code, opts = {}) {
     corner.appendChild(suitSvg(suit, 'c-suit'));
   }
   if (code === '5h') corner.appendChild(span('c-star', '★'));
-  if (marking && isTrump(code, opts.level, opts.trump) && !joker && code !== '5h') {
+  if (marking && isTrump(code, opts.facts) && !joker && code !== '5h') {
     corner.appendChild(span('c-badge', t('card.trumpBadge')));
   }
   el.appendChild(corner);
@@ -177,6 +195,34 @@ export function cardsEl(codes, opts = {}) {
   if (opts.fan || list.length > (opts.small || opts.tiny ? 6 : 8)) row.classList.add('fan');
   row.setAttribute('aria-label', list.map(cardName).join(', '));
   for (const c of list) row.appendChild(cardEl(c, opts));
+  return row;
+}
+
+/** Cards as small inline chips for text lines ("5♥ K♠"). */
+export function miniCards(text) {
+  const wrap = el('span', { class: 'mini-cards' });
+  for (const c of parseCards(text)) {
+    const suit = cardSuit(c);
+    const red = suit === 'h' || suit === 'd' || c === 'BJ';
+    const chip = el('span', { class: 'mini ' + (red ? 'red' : 'black') + (c === '5h' ? ' heart5' : ''), title: cardName(c) });
+    if (suit === 'j') chip.textContent = c === 'BJ' ? t('card.bigJokerShort') : t('card.smallJokerShort');
+    else {
+      chip.appendChild(document.createTextNode(rankText(cardRank(c))));
+      chip.appendChild(suitSvg(suit, 'mini-suit'));
+    }
+    wrap.appendChild(chip);
+  }
+  return wrap;
+}
+
+/**
+ * A row of small cards, as a play of a trick (and a bid, a kitty, a log line) is drawn on the table and in the
+ * replay: each card with its points and, by `facts` (a view's cardFacts), marked as trump or level card
+ * (not when opts.mark is false); `cls` the row's classes, the other opts passed to cardEl.
+ */
+export function playRow(codes, facts, cls, opts = {}) {
+  const row = el('div', { class: cls });
+  for (const c of parseCards(codes)) row.appendChild(cardEl(c, { small: true, facts, mark: true, ...opts }));
   return row;
 }
 

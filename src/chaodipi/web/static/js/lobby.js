@@ -17,8 +17,11 @@ export const OPTION_GROUPS = [
 ];
 
 /** Each option's kind and allowed values, as the server says (GET /api/presets `options`: the engine's
- *  RuleSet.option_schema, so the form never offers a value the rules refuse): name → {kind, values?, min?, max?}. */
+ *  RuleSet.option_schema, so the form never offers a value the rules refuse):
+ *  name → {kind, values?, min?, max?, multiple_of?, when_set?, needs?}. */
 const SCHEMA = {};
+/** The yes/no options that need `opt` on (they go off with it: schema `needs`). */
+const needing = (opt) => Object.values(SCHEMA).filter((o) => o.needs === opt).map((o) => o.name);
 const isChoice = (opt) => SCHEMA[opt]?.kind === 'choice';
 const isNumber = (opt) => SCHEMA[opt]?.kind === 'int' || SCHEMA[opt]?.kind === 'optional_int';
 const isReadOnly = (opt) => !SCHEMA[opt] || SCHEMA[opt].kind === 'bid_order' || SCHEMA[opt].kind === 'levels';
@@ -186,10 +189,8 @@ export function mountLobby(root) {
     const base = presetRules();
     if (base && JSON.stringify(base[opt]) === JSON.stringify(value)) delete state.overrides[opt];
     else state.overrides[opt] = value;
-    if (opt === 'ftk') {
-      // no 5·10·K means no pair of them either (rules.py derives it; say it here too)
-      if (value === false) setOverrideQuiet('ftk_pair', false);
-    }
+    // an option that needs this one goes off with it (no 5·10·K means no pair of them either: the schema's `needs`)
+    if (value === false) for (const o of needing(opt)) setOverrideQuiet(o, false);
     buildEditor();
     paintForm();
   }
@@ -208,7 +209,7 @@ export function mountLobby(root) {
     if (typeof value === 'boolean') {
       const cb = el('input', { type: 'checkbox', id, 'data-option': opt });
       cb.checked = value;
-      if (opt === 'ftk_pair' && currentValue('ftk') === false) cb.disabled = true;
+      if (SCHEMA[opt].needs && currentValue(SCHEMA[opt].needs) === false) cb.disabled = true;
       cb.addEventListener('change', () => setOverride(opt, cb.checked));
       return el('label', { class: 'switch' }, cb, el('span', { class: 'switch-text', text: value ? t('common.on') : t('common.off') }));
     }
@@ -221,13 +222,14 @@ export function mountLobby(root) {
     }
     if (isNumber(opt)) {
       const { min: lo, max: hi } = SCHEMA[opt];
-      const num = el('input', { type: 'number', id, min: String(lo), max: String(hi), step: opt === 'flag_threshold' ? '5' : '1', inputmode: 'numeric', 'data-option': opt });
+      const step = SCHEMA[opt].multiple_of || 1;
+      const num = el('input', { type: 'number', id, min: String(lo), max: String(hi), step: String(step), inputmode: 'numeric', 'data-option': opt });
       const wrap = el('span', { class: 'num-control' });
       const commit = () => {
         let n = parseInt(num.value, 10);
         if (Number.isNaN(n)) n = value === null ? lo : value;
         n = Math.max(lo, Math.min(hi, n));
-        if (opt === 'flag_threshold') n = Math.round(n / 5) * 5;
+        if (step > 1) n = Math.round(n / step) * step;
         setOverride(opt, n);
       };
       if (SCHEMA[opt].kind === 'optional_int') {
@@ -236,8 +238,7 @@ export function mountLobby(root) {
         on.addEventListener('change', () => {
           if (on.checked) {
             const base = presetRules();
-            const fallback = { dark_fry_penalty: 80, flag_fail_limit: 3, shangtian_credits: 16, escape_penalty: 15 }[opt];
-            setOverride(opt, base && base[opt] !== null ? base[opt] : fallback);
+            setOverride(opt, base && base[opt] !== null ? base[opt] : SCHEMA[opt].when_set);
           } else setOverride(opt, null);
         });
         wrap.appendChild(on);
@@ -288,7 +289,7 @@ export function mountLobby(root) {
             el('span', { class: 'opt-name', text: has(`opt.${opt}.name`) ? t(`opt.${opt}.name`) : opt }),
             el('span', { class: 'opt-desc', text: has(`opt.${opt}.desc`) ? t(`opt.${opt}.desc`) : '' })),
           el('div', { class: 'opt-control' }, control(opt, value),
-            changed ? el('button', { type: 'button', class: 'link-btn reset', text: t('rules.reset'), onclick: () => { delete state.overrides[opt]; if (opt === 'ftk') delete state.overrides.ftk_pair; buildEditor(); paintForm(); } }) : null));
+            changed ? el('button', { type: 'button', class: 'link-btn reset', text: t('rules.reset'), onclick: () => { delete state.overrides[opt]; for (const o of needing(opt)) delete state.overrides[o]; buildEditor(); paintForm(); } }) : null));
         fs.appendChild(row);
       }
       rulesEditor.appendChild(fs);

@@ -1,24 +1,21 @@
 // The replay viewer: a finished game, frame by frame (/replay, /replay/{table}/{game}).
 // The server replays the record and sends every frame with the four seats' views
 // (GET /api/tables/{t}/games/{g}/replay, POST /api/replay); this page only draws them.
-import * as i18n from './i18n.js';
-import { t, getLang, onLangChange } from './i18n.js';
-import { parseCards, cardEl, cardPoints, isTrump, suitSvg } from './cards.js';
+// This module keeps the viewer's state, the position (hand, frame, play), what is shown at it (snapshot), the loading,
+// the controls, autoplay and keys; the picker, the board, the side panels and the result are each in a module of
+// their own (replay-picker, replay-board, replay-panels, replay-result), made with this viewer's state and helpers.
+import { t, onLangChange } from './i18n.js';
+import { parseCards, cardFacts } from './cards.js';
 import { getJSON, postJSON, listTables } from './api.js';
 import { el } from './dom.js';
-
-// -- words ----------------------------------------------------------------------------------
-
-// This page's words are in the main catalogues, under `replay.`.
-/** Whether the catalogue has `key` (without a console warning when it has not). */
-const hasShared = (key) => i18n.has(key);
-
-/** A shared catalogue's word when it has one (e.g. `preset.anchao`), else `fallback`. */
-function sharedOr(key, fallback, params) {
-  return hasShared(key) ? t(key, params) : fallback;
-}
+import { sharedOr, isTrickStep, levelText, progressText, roomName } from './replay-common.js';
+import { makePicker } from './replay-picker.js';
+import { makeBoard } from './replay-board.js';
+import { makeResult } from './replay-result.js';
+import { makePanels } from './replay-panels.js';
 
 // -- small helpers -----------------------------------------------------------------------------
+
 
 
 const STEPS = ['bidding', 'bury', 'fry', 'play', 'trick', 'over', 'redeal', 'left', 'red5'];
@@ -45,63 +42,6 @@ function without(codes, minus) {
     if (i >= 0) out.splice(i, 1);
   }
   return out;
-}
-
-const teamOf = (seat) => seat % 2;
-const isTrickStep = (step) => step === 'trick' || step === 'over';
-
-function levelText(level) {
-  if (level === null || level === undefined) return '?';
-  if (level === 'flag') return t('replay.flag');
-  return level === 'T' ? '10' : String(level);
-}
-
-function progressText(p) {
-  if (!p) return '';
-  const lv = levelText(p.level);
-  return p.circle > 1 ? t('replay.levelCircle', { level: lv, circle: p.circle }) : lv;
-}
-
-function roomName(room) {
-  if (!room) return '';
-  const plus = room.endsWith('+');
-  const base = plus ? room.slice(0, -1) : room;
-  const own = t('replay.preset.' + base);
-  const name = sharedOr('preset.' + base, own === 'replay.preset.' + base ? base : own);
-  return plus ? t('replay.roomHouse', { name }) : name;
-}
-
-/** The trump as a small element: a suit symbol, 无主, 扛旗, or "?" while unknown. */
-function trumpEl(trump, cls = 'r-trump') {
-  if (trump === 's' || trump === 'h' || trump === 'c' || trump === 'd') {
-    const wrap = el('span', { class: `${cls} r-suit-${trump}`, title: t('replay.suit.' + trump) });
-    wrap.appendChild(suitSvg(trump, 'r-suit-icon'));
-    return wrap;
-  }
-  if (trump === 'nt') return el('span', { class: `${cls} r-nt`, text: t('replay.noTrump') });
-  if (trump === 'flag') return el('span', { class: `${cls} r-flagtrump`, text: t('replay.flag') });
-  return el('span', { class: `${cls} r-unknown`, text: '?', title: t('replay.trumpUnknown') });
-}
-
-/** One card, small, marked as trump/level card when `mark` = {level, trump} is given. */
-function smallCard(code, mark, extra = {}) {
-  const opts = { small: true, ...extra };
-  if (mark) { opts.level = mark.level; opts.trump = mark.trump; }
-  return cardEl(code, opts);
-}
-
-function backCard(extraClass) {
-  const c = cardEl('', { small: true, back: true });
-  delete c.dataset.card;
-  c.dataset.back = 'true';
-  if (extraClass) c.classList.add(extraClass);
-  return c;
-}
-
-function cardsRow(codes, mark, cls = 'r-cards', opts = {}) {
-  const row = el('div', { class: cls });
-  for (const c of parseCards(codes)) row.appendChild(smallCard(c, mark, opts));
-  return row;
 }
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -161,6 +101,13 @@ export function mountReplay(root, params = {}) {
   const hand = () => (state.data ? state.data.hands[state.hi] : null);
   const frames = () => (hand() ? hand().frames : []);
   const frame = () => frames()[state.fi] || null;
+  /** A seat's team (the index of its side in the record's levels and credits), as the views say. */
+  function teamOf(seat) {
+    const f = (hand() && hand().frames[0]) || (state.data && state.data.hands[0].frames[0]);
+    return f && f.views[0].teams ? f.views[0].teams[seat] : null;
+  }
+  /** The seats of a team, in order. */
+  const seatsOf = (team) => [0, 1, 2, 3].filter((s) => teamOf(s) === team);
 
   /** Card by card inside frame fi's trick: {start, len, trick, prev} or null when it has no steps inside. */
   function subRange(fi) {
@@ -315,11 +262,11 @@ export function mountReplay(root, params = {}) {
     }
     const hands = [];
     const sizes = sizesOf(mine || views[0]);
+    // which cards are trump and their points: each view's facts (the engine's); everybody's: a view that knows the trump
+    const facts = cardFacts(all ? views.find((v) => v.trump) || views[0] : mine);
     const marks = [];
     for (let s = 0; s < 4; s++) {
-      const v = views[s];
-      const own = v.trump || (v.sort_trump && v.sort_trump !== '?' ? v.sort_trump : null);
-      marks[s] = { level, trump: own };
+      marks[s] = cardFacts(views[s]);
       hands[s] = all || s === seat ? handsOf(s) : null;
     }
 
@@ -364,7 +311,8 @@ export function mountReplay(root, params = {}) {
     const base = views[0];
     return {
       h, f, views, events, shown, tricks, hands, sizes, marks, bids, kitty, kittyHeld, fromKitty, left,
-      dealer, level, trump, all, seat,
+      dealer, level, trump, facts, all, seat,
+      sides: views[0].sides || null,
       points: base.points,
       toAct: r ? toAct : base.to_act,
       phase: base.phase,
@@ -507,99 +455,6 @@ export function mountReplay(root, params = {}) {
 
   // ------------------------------------------------------------------ the picker (/replay)
 
-  let pasteArea = null;
-  function renderPicker() {
-    setAttrs();
-    const keepPaste = pasteArea ? pasteArea.value : '';
-    const page = el('div', { class: 'r-page r-picker' });
-    page.appendChild(el('div', { class: 'r-pick-head' },
-      el('h1', { class: 'r-title', text: t('replay.title') }),
-      el('p', { class: 'r-sub', text: t('replay.pickIntro') })));
-
-    // open a record: a file, or pasted text
-    const fileInput = el('input', { type: 'file', accept: '.json,application/json', testid: 'replay-upload', id: 'replay-upload', class: 'r-file-input' });
-    fileInput.addEventListener('change', () => {
-      const file = fileInput.files && fileInput.files[0];
-      if (file) readFile(file);
-    });
-    const drop = el('label', { class: 'r-drop', for: 'replay-upload' },
-      el('span', { class: 'r-drop-icon', 'aria-hidden': 'true', text: '⇪' }),
-      el('span', { class: 'r-drop-main', text: t('replay.dropMain') }),
-      el('span', { class: 'r-drop-sub', text: t('replay.dropSub') }));
-    drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('r-over'); });
-    drop.addEventListener('dragleave', () => drop.classList.remove('r-over'));
-    drop.addEventListener('drop', (e) => {
-      e.preventDefault();
-      drop.classList.remove('r-over');
-      const file = e.dataTransfer && e.dataTransfer.files && e.dataTransfer.files[0];
-      if (file) readFile(file);
-    });
-    pasteArea = el('textarea', { class: 'r-paste', testid: 'replay-paste', rows: '4', spellcheck: 'false', placeholder: t('replay.pastePlaceholder'), 'aria-label': t('replay.pasteLabel') });
-    pasteArea.value = keepPaste;
-    const pasteBtn = el('button', { type: 'button', class: 'r-btn r-primary', testid: 'replay-paste-load', text: t('replay.pasteLoad'), disabled: state.loading });
-    pasteBtn.addEventListener('click', () => upload(pasteArea.value, t('replay.pasted')));
-
-    const openPanel = el('section', { class: 'r-panel r-open' },
-      el('h2', { class: 'r-panel-title', text: t('replay.openTitle') }),
-      fileInput, drop,
-      el('div', { class: 'r-or', text: t('replay.or') }),
-      el('label', { class: 'r-field-label', for: 'replay-paste-area', text: t('replay.pasteLabel') }),
-      pasteArea,
-      el('div', { class: 'r-row-end' }, state.loading ? el('span', { class: 'r-loading-inline', role: 'status' }, el('span', { class: 'r-spinner', 'aria-hidden': 'true' }), t('replay.loading')) : null, pasteBtn),
-      state.error ? errorBox(state.error) : null);
-    pasteArea.id = 'replay-paste-area';
-
-    // finished games on this server
-    const list = el('ul', { class: 'r-games', testid: 'replay-games' });
-    if (state.games === null) {
-      list.appendChild(el('li', { class: 'r-games-empty' }, el('span', { class: 'r-spinner', 'aria-hidden': 'true' }), t('replay.loading')));
-    } else if (state.gamesError) {
-      list.appendChild(el('li', { class: 'r-games-empty', text: t('replay.gamesError', { error: state.gamesError }) }));
-    } else if (!state.games.length) {
-      list.appendChild(el('li', { class: 'r-games-empty', text: t('replay.noGames') }));
-    } else {
-      for (const g of state.games) {
-        const tb = g.table;
-        const names = (tb.seats || []).map((s, n) => (s ? s.name : t('replay.seatLabel', { n })));
-        const href = `/replay/${tb.id}/${g.game}`;
-        const meta = el('span', { class: 'r-game-meta' },
-          el('span', { class: 'r-chip', text: roomName(tb.room || (tb.rules && tb.rules.preset)) }),
-          el('span', { class: 'r-muted', text: t('replay.gameN', { n: g.game }) }),
-          tb.status === 'playing' ? el('span', { class: 'r-chip r-chip-live', text: t('replay.tablePlaying') }) : null,
-          g.winner !== null && g.winner !== undefined ? el('span', { class: 'r-muted', text: t('replay.winnerShort', { team: teamName(g.winner) }) }) : null,
-          g.levels ? el('span', { class: 'r-muted', text: `${progressText(g.levels[0])} : ${progressText(g.levels[1])}` }) : null);
-        list.appendChild(el('li', { class: 'r-game' },
-          el('a', { href, 'data-link': '', class: 'r-game-link', 'data-table': tb.id, 'data-game': g.game },
-            el('span', { class: 'r-game-title' },
-              el('strong', { text: tb.name || t('replay.tableN', { id: tb.id }) }),
-              el('span', { class: 'r-muted', text: ` #${tb.id}` })),
-            meta,
-            el('span', { class: 'r-game-players', text: names.join(' · ') }),
-            el('span', { class: 'r-game-go', 'aria-hidden': 'true', text: '›' }))));
-      }
-    }
-    const gamesPanel = el('section', { class: 'r-panel r-list' },
-      el('div', { class: 'r-panel-head' },
-        el('h2', { class: 'r-panel-title', text: t('replay.gamesTitle') }),
-        el('button', { type: 'button', class: 'r-btn r-small', text: t('replay.refresh'), onclick: () => { loadGames(); renderPicker(); } })),
-      list);
-
-    page.appendChild(el('div', { class: 'r-pick-grid' }, openPanel, gamesPanel));
-    wrap.replaceChildren(page);
-  }
-
-  function readFile(file) {
-    if (file.size > 2 * 1024 * 1024) {
-      state.error = t('replay.error.tooLarge');
-      renderPicker();
-      return;
-    }
-    const reader = new FileReader();
-    reader.onload = () => upload(String(reader.result || ''), file.name);
-    reader.onerror = () => { state.error = t('replay.error.read'); renderPicker(); };
-    reader.readAsText(file);
-  }
-
   // ------------------------------------------------------------------ the viewer
 
   const ui = {};
@@ -633,16 +488,16 @@ export function mountReplay(root, params = {}) {
         src.kind === 'file' ? el('span', { class: 'r-chip', title: src.name, text: t('replay.fromFile', { name: src.name }) }) : null,
         el('span', { class: 'r-chip', text: t('replay.seed', { seed: d.seed }) }),
         d.winner !== null && d.winner !== undefined
-          ? el('span', { class: 'r-chip r-chip-win', text: t('replay.winner', { team: teamName(d.winner), names: `${playerName(d.winner)} · ${playerName(d.winner + 2)}` }) })
+          ? el('span', { class: 'r-chip r-chip-win', text: t('replay.winner', { team: teamName(d.winner), names: seatsOf(d.winner).map(playerName).join(' · ') }) })
           : el('span', { class: 'r-chip', text: t('replay.noWinner') }),
         d.levels ? el('span', { class: 'r-chip', title: t('replay.finalLevels') },
           t('replay.finalLevelsShort', { a: progressText(d.levels[0]), b: progressText(d.levels[1]) })) : null,
         d.credits ? el('span', { class: 'r-chip', text: t('replay.credits', { a: d.credits[0], b: d.credits[1] }) }) : null),
       el('div', { class: 'r-players' },
-        [0, 1].map((team) => el('span', { class: `r-team r-team-${team}` },
+        [...new Set([0, 1, 2, 3].map(teamOf))].map((team) => el('span', { class: `r-team r-team-${team}` },
           el('span', { class: 'r-team-dot', 'aria-hidden': 'true' }),
           el('strong', { text: teamName(team) }),
-          el('span', { text: `${seatTitle(team)} · ${seatTitle(team + 2)}` })))));
+          el('span', { text: seatsOf(team).map(seatTitle).join(' · ') })))));
     const links = el('div', { class: 'r-links' });
     if (src.kind === 'table') {
       links.append(
@@ -830,394 +685,7 @@ export function mountReplay(root, params = {}) {
     return sharedOr('phase.' + f.step, f.step);
   }
 
-  /** The seats' places around the table: the seat watched from at the bottom, play goes counter-clockwise. */
-  function positions() {
-    const me = state.seat === 'all' ? 0 : state.seat;
-    const pos = {};
-    pos[me] = 'bottom';
-    pos[(me + 1) % 4] = 'right';
-    pos[(me + 2) % 4] = 'top';
-    pos[(me + 3) % 4] = 'left';
-    return pos;
-  }
-
-  function renderSeats(snap) {
-    const pos = positions();
-    const dealerTeam = snap.dealer === null || snap.dealer === undefined ? null : teamOf(snap.dealer);
-    for (let s = 0; s < 4; s++) {
-      const box = ui.seats[s];
-      const p = pos[s];
-      box.className = `r-seat r-pos-${p} r-team-${teamOf(s)}`;
-      if (snap.dealer === s) box.classList.add('r-dealer');
-      if (snap.toAct === s) box.classList.add('r-to-act');
-      if (snap.left.has(s)) box.classList.add('r-left');
-      if (!snap.all && snap.seat === s) box.classList.add('r-me');
-      if (snap.shown && snap.shown.done && snap.shown.winner === s) box.classList.add('r-won');
-      box.dataset.pos = p;
-
-      const side = dealerTeam === null ? null : teamOf(s) === dealerTeam ? 'dealer' : 'scoring';
-      const head = el('div', { class: 'r-seat-head' },
-        el('span', { class: 'r-seat-no', text: String(s) }),
-        el('span', { class: 'r-seat-name', text: playerName(s), title: seatTitle(s) }),
-        snap.dealer === s ? el('span', { class: 'r-badge r-badge-dealer', title: t('replay.dealer'), text: t('replay.dealerMark') }) : null,
-        side ? el('span', { class: `r-side-tag r-side-${side}`, text: t('replay.side.' + side) }) : null,
-        el('span', { class: 'r-team-tag', text: teamName(teamOf(s)) }),
-        snap.left.has(s) ? el('span', { class: 'r-badge r-badge-left', text: t('replay.leftMark') }) : null,
-        el('span', { class: 'r-count', title: t('replay.cardsInHand'), text: t('replay.nCards', { n: snap.sizes[s] }) }),
-        snap.toAct === s ? el('span', { class: 'r-turn', title: t('replay.toAct'), 'aria-label': t('replay.toAct'), text: '●' }) : null);
-
-      const row = el('div', { class: 'r-hand', testid: `replay-hand-${s}` });
-      const codes = snap.hands[s];
-      if (codes) {
-        const mark = snap.marks[s];
-        const kitty = snap.fromKitty[s] ? snap.fromKitty[s].slice() : [];
-        let group = null;
-        for (const c of codes) {
-          const g = isTrump(c, mark.level, mark.trump) ? 'T' : c.slice(-1);
-          const card = smallCard(c, mark);
-          if (group !== null && g !== group) card.classList.add('r-gap');
-          group = g;
-          const ki = kitty.indexOf(c);
-          if (ki >= 0) { kitty.splice(ki, 1); card.classList.add('from-kitty', 'r-from-kitty'); }
-          row.appendChild(card);
-        }
-        row.classList.add('r-open');
-        if (!codes.length) { row.classList.add('r-hand-none'); row.appendChild(el('span', { class: 'r-hand-empty', text: t('replay.noCards') })); }
-      } else {
-        row.classList.add('r-closed');
-        const n = snap.sizes[s] || 0;
-        for (let i = 0; i < n; i++) row.appendChild(backCard());
-        if (!n) { row.classList.add('r-hand-none'); row.appendChild(el('span', { class: 'r-hand-empty', text: t('replay.noCards') })); }
-      }
-      row.dataset.count = String(codes ? codes.length : snap.sizes[s] || 0);
-      box.replaceChildren(head, row);
-    }
-  }
-
-  function renderCenter(snap) {
-    const pos = positions();
-    const trickBox = el('div', { class: 'r-trick', testid: 'replay-trick' });
-    const shown = snap.shown;
-    if (shown) {
-      trickBox.dataset.done = shown.done ? 'true' : 'false';
-      if (shown.done) trickBox.dataset.winner = String(shown.winner);
-      for (const [s, cards] of shown.plays) {
-        const won = shown.done && shown.winner === s;
-        const play = el('div', { class: `r-play r-at-${pos[s]}` + (won ? ' r-play-won' : '') + (s === shown.leader ? ' r-play-lead' : ''), 'data-seat': s },
-          cardsRow(cards, { level: snap.level, trump: snap.trump }, 'r-cards r-play-cards'),
-          el('span', { class: 'r-play-who' },
-            el('span', { class: `r-no r-no-${teamOf(s)}`, text: String(s) }),
-            playerName(s),
-            s === shown.leader ? el('span', { class: 'r-lead-tag', text: t('replay.lead') }) : null,
-            won ? el('span', { class: 'r-win-tag', text: t('replay.wins') }) : null));
-        trickBox.appendChild(play);
-      }
-    }
-    // the middle: trump, level, points
-    const hud = el('div', { class: 'r-hud' });
-    const f = snap.f;
-    hud.appendChild(el('div', { class: 'r-hud-row' },
-      el('span', { class: 'r-hud-item' }, el('span', { class: 'r-hud-label', text: t('replay.level') }), el('strong', { class: 'r-hud-level', text: levelText(snap.level) })),
-      el('span', { class: 'r-hud-item' }, el('span', { class: 'r-hud-label', text: t('replay.trump') }), trumpEl(snap.trump))));
-    if (snap.phase === 'play' || snap.phase === 'over' || isTrickStep(f.step)) {
-      const trickNo = snap.sub ? f.trick : shown && shown.done ? f.trick : (snap.tricks ? snap.tricks.length + (shown ? 1 : 0) : 0);
-      hud.appendChild(el('div', { class: 'r-hud-row' },
-        el('span', { class: 'r-hud-item' }, el('span', { class: 'r-hud-label', text: t('replay.scoring') }), el('strong', { class: 'r-hud-points', testid: 'replay-points', text: String(snap.points) })),
-        trickNo ? el('span', { class: 'r-hud-item' }, el('span', { class: 'r-hud-label', text: t('replay.trickNo') }), el('strong', { text: String(trickNo) })) : null));
-    }
-    if (shown && shown.done) {
-      hud.appendChild(el('div', { class: 'r-hud-trick' + (shown.points ? ' r-has-points' : '') },
-        t('replay.trickWon', { name: playerName(shown.winner), points: shown.points })));
-    } else if (!shown) {
-      hud.appendChild(el('div', { class: 'r-hud-step', text: stepName(f, snap) }));
-    }
-    trickBox.appendChild(hud);
-    ui.center.replaceChildren(trickBox);
-  }
-
-  function renderInfo(snap) {
-    const mark = { level: snap.level, trump: snap.trump };
-    const blocks = [];
-
-    // bids
-    const bidList = el('ul', { class: 'r-bids' });
-    if (!snap.bids.length) bidList.appendChild(el('li', { class: 'r-muted', text: snap.h.result === 'redeal' ? t('replay.noBids') : t('replay.noBidsYet') }));
-    snap.bids.forEach((b, i) => {
-      const li = el('li', { class: 'r-bid' + (b.valid === false ? ' r-void' : '') },
-        el('span', { class: 'r-bid-kind', text: b.fry ? t('replay.fryTag') : i === 0 ? t('replay.bidTag') : t('replay.overTag') }),
-        el('span', { class: 'r-bid-who', text: playerName(b.player) }));
-      if (b.cards !== undefined && b.cards !== null) {
-        li.appendChild(cardsRow(b.cards, null, 'r-cards r-tiny-cards'));
-        if (b.choose) li.appendChild(el('span', { class: 'r-bid-choose' }, '→ ', trumpEl(b.choose, 'r-trump r-trump-small')));
-      } else {
-        li.appendChild(el('span', { class: 'r-dark', title: t('replay.darkBidTitle'), text: t('replay.darkBid') }));
-      }
-      if (b.valid === false) li.appendChild(el('span', { class: 'r-void-tag', text: t('replay.void') }));
-      bidList.appendChild(li);
-    });
-    blocks.push(el('section', { class: 'r-panel r-bids-panel' }, el('h3', { class: 'r-panel-title', text: t('replay.bids') }), bidList));
-
-    // the scoring side's points and point cards
-    if (snap.dealer !== null && snap.dealer !== undefined && snap.h.result !== 'redeal') {
-      const scoringTeam = 1 - teamOf(snap.dealer);
-      const cards = [];
-      for (const tk of snap.tricks || []) {
-        if (teamOf(tk.winner) !== scoringTeam) continue;
-        for (const [, c] of tk.plays) for (const code of parseCards(c)) if (cardPoints(code)) cards.push(code);
-      }
-      const rank = (c) => ({ 5: 0, T: 1, K: 2 }[c.slice(0, -1)] ?? 3);
-      cards.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
-      blocks.push(el('section', { class: 'r-panel r-points-panel' },
-        el('h3', { class: 'r-panel-title' },
-          t('replay.scoringPoints', { team: teamName(scoringTeam) }),
-          el('strong', { class: 'r-points-big', text: String(snap.points) })),
-        cards.length ? cardsRow(cards, null, 'r-cards r-tiny-cards r-wrap') : el('p', { class: 'r-muted', text: t('replay.noPointCards') })));
-    }
-
-    // the kitty
-    const kittyBox = el('div', { class: 'r-kitty', testid: 'replay-kitty' });
-    if (snap.kitty && snap.kitty.length) {
-      kittyBox.appendChild(cardsRow(snap.kitty, mark, 'r-cards r-tiny-cards r-wrap'));
-      const pts = snap.kitty.reduce((a, c) => a + cardPoints(c), 0);
-      kittyBox.appendChild(el('p', { class: 'r-muted', text: t('replay.kittyPoints', { n: pts }) }));
-    } else if (snap.kittyHeld) {
-      kittyBox.appendChild(el('p', { class: 'r-muted', text: t('replay.kittyInHand') }));
-    } else if (snap.h.result === 'redeal') {
-      kittyBox.appendChild(el('p', { class: 'r-muted', text: t('replay.noKitty') }));
-    } else {
-      kittyBox.dataset.hidden = 'true';
-      kittyBox.appendChild(el('div', { class: 'r-cards r-tiny-cards' }, Array.from({ length: 8 }, () => backCard('r-kitty-back'))));
-      kittyBox.appendChild(el('p', { class: 'r-muted', text: t('replay.kittyHidden') }));
-    }
-    blocks.push(el('section', { class: 'r-panel r-kitty-panel' }, el('h3', { class: 'r-panel-title', text: t('replay.kitty') }), kittyBox));
-    ui.info.replaceChildren(...blocks);
-  }
-
-  function renderResult(snap) {
-    const res = snap.result;
-    if (!res || typeof res !== 'object') {
-      if (snap.f.step === 'redeal') {
-        ui.result.replaceChildren(el('section', { class: 'r-panel r-result r-result-redeal', testid: 'replay-result' },
-          el('h3', { class: 'r-panel-title', text: t('replay.step.redeal') }),
-          el('p', { text: t('replay.redealText') }),
-          nextHandButton()));
-      } else {
-        ui.result.replaceChildren();
-      }
-      return;
-    }
-    const dealerTeam = teamOf(snap.dealer);
-    const scoringTeam = 1 - dealerTeam;
-    const gainerTeam = res.gainer === 'dealer' ? dealerTeam : res.gainer === 'scoring' ? scoringTeam : null;
-    const box = el('section', { class: 'r-panel r-result', testid: 'replay-result' });
-    box.appendChild(el('h3', { class: 'r-panel-title' }, t('replay.resultTitle', { n: snap.h.number })));
-
-    // the headline: p against the threshold, and who goes up
-    const reached = res.points >= res.threshold;
-    box.appendChild(el('div', { class: 'r-res-score' + (reached ? ' r-reached' : '') },
-      el('span', { class: 'r-res-p', text: String(res.points) }),
-      el('span', { class: 'r-res-vs', text: reached ? '≥' : '<' }),
-      el('span', { class: 'r-res-th', text: String(res.threshold) }),
-      el('span', { class: 'r-res-verdict', text: res.table === 'scoring' ? t('replay.tableScoring') : t('replay.tableDealer') })));
-    if (gainerTeam !== null && res.nominal_gain !== undefined) {
-      box.appendChild(el('p', { class: 'r-res-gain', text: t('replay.gain', { team: teamName(gainerTeam), side: t('replay.side.' + res.gainer), n: res.nominal_gain }) }));
-    }
-    if (res.special) box.appendChild(el('p', { class: 'r-res-special', text: sharedOr('special.' + res.special, t('replay.special', { name: res.special })) }));
-    if (res.game_winner) {
-      const wt = res.game_winner === 'dealer' ? dealerTeam : scoringTeam;
-      box.appendChild(el('p', { class: 'r-res-gamewin', text: t('replay.gameWon', { team: teamName(wt) }) }));
-    }
-
-    // the sums
-    const rows = el('dl', { class: 'r-res-sums' });
-    const row = (k, v) => rows.append(el('dt', { text: k }), el('dd', {}, v));
-    row(t('replay.trickPoints'), String(res.trick_points));
-    if (res.kou_di) row(t('replay.kouDi'), t('replay.kouDiValue', { points: res.kitty_points, m: res.multiplier, n: res.kou_di }));
-    else row(t('replay.kouDi'), t('replay.kouDiNone'));
-    for (const [what, n] of res.adjustments || []) row(what, (n > 0 ? '+' : '') + n);
-    box.appendChild(rows);
-
-    // the levels before and after
-    if (res.before && res.after) {
-      const lv = el('div', { class: 'r-res-levels' });
-      for (const [sideName, team] of [['dealer', dealerTeam], ['scoring', scoringTeam]]) {
-        const b = res.before[sideName];
-        const a = res.after[sideName];
-        const changed = b && a && (b.level !== a.level || b.circle !== a.circle);
-        lv.appendChild(el('div', { class: 'r-res-level' + (changed ? ' r-changed' : '') },
-          el('span', { class: `r-team-dot r-dot-${team}`, 'aria-hidden': 'true' }),
-          el('span', { class: 'r-res-level-who', text: `${teamName(team)} (${t('replay.side.' + sideName)})` }),
-          el('span', { class: 'r-res-level-val', text: `${progressText(b)} → ${progressText(a)}` })));
-      }
-      box.appendChild(lv);
-    }
-    if (res.credits && typeof res.credits === 'object') {
-      box.appendChild(el('p', { class: 'r-muted', text: t('replay.creditsChange', { d: fmtSigned(res.credits.dealer), s: fmtSigned(res.credits.scoring) }) }));
-    }
-    if (res.escapes && res.escapes.length) {
-      box.appendChild(el('p', { class: 'r-res-special', text: t('replay.escapes', { list: res.escapes.map((e) => (typeof e === 'object' ? JSON.stringify(e) : String(e))).join(', ') }) }));
-    }
-    // the kitty
-    if (snap.kitty && snap.kitty.length) {
-      box.appendChild(el('div', { class: 'r-res-kitty' },
-        el('span', { class: 'r-hud-label', text: t('replay.kitty') }),
-        cardsRow(snap.kitty, { level: snap.level, trump: snap.trump }, 'r-cards r-tiny-cards r-wrap')));
-    }
-    if (res.notes && res.notes.length) {
-      const notes = el('details', { class: 'r-res-notes' }, el('summary', { text: t('replay.notes') }));
-      const ul = el('ul');
-      for (const n of res.notes) ul.appendChild(el('li', { text: n }));
-      notes.appendChild(ul);
-      box.appendChild(notes);
-    }
-    box.appendChild(nextHandButton());
-    ui.result.replaceChildren(box);
-  }
-
-  function fmtSigned(n) {
-    return n > 0 ? `+${n}` : String(n);
-  }
-
-  function nextHandButton() {
-    const last = state.hi + 1 >= state.data.hands.length;
-    return el('div', { class: 'r-row-end' },
-      last
-        ? el('span', { class: 'r-muted', text: t('replay.gameEnd') })
-        : el('button', { type: 'button', class: 'r-btn r-primary', testid: 'replay-next-hand', text: t('replay.nextHand'), onclick: () => { stopPlay(); gotoHand(state.hi + 1); } }));
-  }
-
   // ------------------------------------------------------------------ the log
-
-  function visibleEvents(snap) {
-    const log = snap.h.log.slice(0, snap.events);
-    if (snap.all) return log;
-    const s = snap.seat;
-    const bids = snap.views[s].bids || [];
-    const out = [];
-    let bi = 0;
-    for (const e of log) {
-      if ((e.e === 'dealt' || e.e === 'kitty_taken' || e.e === 'buried') && e.p !== s) continue;
-      if (e.e === 'bid' || e.e === 'fried') {
-        const seen = bids[bi];
-        bi += 1;
-        if (seen && e.p !== s) {
-          const copy = { ...e };
-          if (seen.cards === undefined) { delete copy.cards; delete copy.detail; }
-          if (seen.valid === undefined) delete copy.valid;
-          out.push(copy);
-          continue;
-        }
-        if (seen && e.p === s && seen.valid === undefined) {
-          const copy = { ...e };
-          delete copy.valid;
-          out.push(copy);
-          continue;
-        }
-      }
-      out.push(e);
-    }
-    return out;
-  }
-
-  function renderLog(snap) {
-    ui.log.replaceChildren();
-    if (!snap) return;
-    const events = visibleEvents(snap);
-    const mark = { level: snap.level, trump: snap.trump };
-    let dealt = null;
-    let trickNo = 0;
-    for (const e of events) {
-      if (e.e === 'dealt') {
-        if (!dealt) {
-          dealt = { n: 0, li: el('li', { class: 'r-ev r-ev-dealt' }) };
-          ui.log.appendChild(dealt.li);
-        }
-        dealt.n += 1;
-        dealt.li.replaceChildren(el('span', { class: 'r-ev-text', text: snap.all ? t('replay.ev.dealtAll', { n: dealt.n }) : t('replay.ev.dealtMine', { n: dealt.n }) }));
-        continue;
-      }
-      dealt = null;
-      if (e.e === 'trick') trickNo += 1;
-      ui.log.appendChild(eventItem(e, mark, trickNo));
-    }
-    if (!ui.log.children.length) ui.log.appendChild(el('li', { class: 'r-ev r-muted', text: t('replay.logEmpty') }));
-    const last = ui.log.lastElementChild;
-    if (last) {
-      last.classList.add('r-ev-last');
-      // scroll the log itself, not the page
-      ui.log.scrollTop = ui.log.scrollHeight;
-    }
-  }
-
-  /** A catalogue text with {cards} drawn as small cards (the shared `ev.*` strings, else this page's). */
-  function richLine(text, cards, mark) {
-    const out = el('span', { class: 'r-ev-text' });
-    for (const part of text.split(/(\{cards\})/)) {
-      if (part === '{cards}') { if (cards) out.appendChild(cardsRow(cards, mark, 'r-cards r-tiny-cards r-ev-cards')); }
-      else if (part) out.appendChild(document.createTextNode(part));
-    }
-    return out;
-  }
-
-  function eventItem(e, mark, trickNo) {
-    const li = el('li', { class: `r-ev r-ev-${e.e}`, 'data-e': e.e });
-    const who = e.p !== undefined && e.p !== null ? playerName(e.p) : '';
-    const params = { name: who, points: e.points || 0, detail: e.detail || '', kind: e.e, no: trickNo };
-    if (e.e === 'frying_over') {
-      const m = /^trump (\w+)/.exec(e.detail || '');
-      params.trump = m ? trumpWord(m[1]) : (e.detail || '');
-    } else if ((e.e === 'bid' || e.e === 'fried') && e.detail) {
-      params.trump = trumpWord(e.detail);
-    }
-    // the shared catalogue's words for events (ev.*), as the table page writes them
-    let key = 'ev.' + e.e;
-    if (e.e === 'bid' || e.e === 'fried') {
-      if (!e.cards) key += '.dark';
-      else if (e.detail) key += '.choose';
-    }
-    if (e.e === 'trick' && e.points) key = 'ev.trick.points';
-    let text;
-    let cardsInText = false;
-    if (hasShared(key)) {
-      const raw = t(key, Object.fromEntries(Object.entries(params).filter(([k]) => k !== 'cards')));
-      text = raw;
-      cardsInText = raw.includes('{cards}');
-    } else {
-      let own = 'replay.ev.' + e.e;
-      if (e.e === 'trick') {
-        const m = /^(\d+) points?$/.exec(e.detail || '');
-        params.points = m ? m[1] : '';
-        own = m && Number(m[1]) ? 'replay.ev.trickPoints' : 'replay.ev.trick';
-      }
-      text = t(own) === own ? t('replay.ev.other', params) : t(own, params);
-    }
-    if (who) li.appendChild(el('span', { class: `r-no r-no-${teamOf(e.p)}`, title: seatTitle(e.p), text: String(e.p) }));
-    if (e.e === 'trick') li.appendChild(el('span', { class: 'r-ev-no', text: `#${trickNo}` }));
-    li.appendChild(richLine(text, e.cards, mark));
-    if (e.cards && !cardsInText) li.appendChild(cardsRow(e.cards, mark, 'r-cards r-tiny-cards r-ev-cards'));
-    if (e.e === 'bid' && e.detail && !cardsInText && /^(s|h|c|d|nt)$/.test(e.detail)) li.appendChild(el('span', { class: 'r-bid-choose' }, '→ ', trumpEl(e.detail, 'r-trump r-trump-small')));
-    if ((e.e === 'bid' || e.e === 'fried') && e.valid === false) li.appendChild(el('span', { class: 'r-void-tag', text: sharedOr('bid.void', t('replay.void')) }));
-    if (e.points && !/\{points\}/.test(hasShared(key) ? (i18nRaw(key) || '') : '')) {
-      li.appendChild(el('span', { class: 'r-ev-points' + (e.points < 0 ? ' r-neg' : ''), text: fmtSigned(e.points) }));
-    } else if (e.points) {
-      li.classList.add(e.points < 0 ? 'r-ev-neg' : 'r-ev-pos');
-    }
-    const detailShown = ['left', 'throw_failed', 'kou_di', 'kitty_trump'].includes(e.e)
-      || (e.e === 'settled' && !(hasShared(key) && (i18nRaw(key) || '').includes('{detail}')))
-      || (e.e === 'frying_over' && e.detail && e.detail.includes(';'));
-    if (detailShown && e.detail) li.appendChild(el('span', { class: 'r-ev-detail', text: e.detail }));
-    return li;
-  }
-
-  /** A shared catalogue text without its placeholders filled (to see which it has). */
-  function i18nRaw(key) {
-    return hasShared(key) ? t(key) : null;
-  }
-
-  function trumpWord(code) {
-    if (!['s', 'h', 'c', 'd', 'nt', 'flag'].includes(code)) return code;
-    return sharedOr('trump.' + code, t('replay.trumpName.' + code));
-  }
 
   // ------------------------------------------------------------------ autoplay
 
@@ -1301,6 +769,16 @@ export function mountReplay(root, params = {}) {
     const tg = ev.target;
     if (state.data && (ev.key === ' ' || ev.key === 'Spacebar') && tg && (tg.tagName === 'BUTTON' || (tg.tagName === 'INPUT' && tg.type === 'checkbox'))) ev.preventDefault();
   }
+
+  // ------------------------------------------------------------------ the parts' drawing modules
+  const ctx = {
+    state, ui, wrap, hand, frames, frame, teamOf, seatsOf, setPos, next, gotoHand, stopPlay, accept, upload, loadGames,
+    errorBox, setAttrs, teamName, playerName, seatTitle, stepName,
+  };
+  const { renderPicker } = Object.assign(ctx, makePicker(ctx));
+  const { renderSeats, renderCenter } = Object.assign(ctx, makeBoard(ctx));
+  const { renderResult } = Object.assign(ctx, makeResult(ctx));
+  const { renderInfo, renderLog } = Object.assign(ctx, makePanels(ctx));
 
   document.addEventListener('keydown', onKey);
   document.addEventListener('keyup', onKeyUp);
