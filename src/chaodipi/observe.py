@@ -25,7 +25,7 @@ Event(kind=<EventKind.BID: 'bid'>, player=1, cards=(), points=0, detail='', vali
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 from chaodipi.bidding import Bid, Bidding, StandingBid, classify_bid, parse_choice
 from chaodipi.cards import Card, Rank, Suit
@@ -109,7 +109,9 @@ class SeatViews:
     """
 
     #: The attributes that keep the views' work between calls: not state.
-    VIEW_CACHES = frozenset({"_seen", "_seen_at", "_legal", "_sorted", "_orders", "_bid_entries_kept", "_bid_records"})
+    VIEW_CACHES: ClassVar[frozenset[str]] = frozenset(
+        {"_seen", "_seen_at", "_legal", "_sorted", "_orders", "_bid_entries_kept", "_bid_records"}
+    )
 
     # The hand's state that the views read (set by Hand; see there).
     rules: RuleSet
