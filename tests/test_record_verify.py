@@ -808,11 +808,15 @@ def test_unfinished_files_need_the_flag(tmp_path: Path, capsys: pytest.CaptureFi
     mid = _write(tmp_path, "mid.json", _prefix(full, 2, 30))
     between = _write(tmp_path, "between.json", _prefix(full, 3, None))
     assert main(["replay", "--quiet", str(mid), str(between)]) == 1
-    err = capsys.readouterr().err.splitlines()
+    lines = capsys.readouterr().err.splitlines()
+    err = [line for line in lines if not line.startswith("position 局面")]
     assert err[0].startswith(f"{mid}: the game is unfinished: hand 3 stops after action 30 (")
     assert err[1].startswith(f"{between}: the game is unfinished: after hand 3 (")
+    assert lines[1].startswith("position 局面 before it: rules=anchao;")  # where mid stops, in play: a bug report's
     assert main(["replay", "--quiet", "--allow-unfinished", str(mid), str(between)]) == 0
-    out = capsys.readouterr().out.splitlines()
+    printed = capsys.readouterr().out.splitlines()
+    out = [line for line in printed if not line.startswith("position 局面")]
+    assert printed[1].startswith("position 局面 where it stops: rules=anchao;")
     assert out[0].startswith(f"{mid}: replayed 3 hands; every action is legal and every result agrees; ")
     assert "the game is unfinished: hand 3 stops after action 30 (" in out[0]
     assert "the game is unfinished: after hand 3 (" in out[1]
