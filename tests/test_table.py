@@ -134,7 +134,7 @@ def run(test: Callable[[Setup], Coroutine[Any, Any, None]], tmp_path: Path, **kw
     setup.store.close()
 
 
-def test_a_decision_that_runs_out_puts_the_seat_in_tuoguan_and_the_bot_plays(tmp_path: Path) -> None:
+def test_a_missed_decision_is_played_for_the_seat_and_two_in_a_row_put_it_in_tuoguan(tmp_path: Path) -> None:
     async def test(s: Setup) -> None:
         peer = await s.connect()
         assert peer.sent[0]["type"] == "welcome" and peer.seat == 0
@@ -147,13 +147,39 @@ def test_a_decision_that_runs_out_puts_the_seat_in_tuoguan_and_the_bot_plays(tmp
         s.clock.advance(pending.seconds - 0.5)  # not yet
         await s.table.step()
         assert s.table.seats[0].auto is False and len(s.table._hand().actions) == before
-        s.clock.advance(1.0)  # the limit is over: 托管, and the rules bot acts for Ann at once
+        s.clock.advance(1.0)  # the limit is over: the rules bot plays that one decision for Ann (RULES §13)
+        await s.table.step()
+        assert len(s.table._hand().actions) > before and s.table._hand().actions[before].player == 0
+        assert s.table.seats[0].auto is False and s.table.missed[0] == 1
+        await s.until(s.anns_turn)  # her next decision: missed too, the second in a row, and 托管 stays on
+        second = s.pending()
+        before = len(s.table._hand().actions)
+        s.clock.advance(s.table.limit(second.seconds) + 0.1)
         await s.table.step()
         assert s.table.seats[0].auto is True
         assert len(s.table._hand().actions) > before and s.table._hand().actions[before].player == 0
         seats = peer.last("seats")["seats"]
         assert seats[0]["auto"] is True
         assert s.store.seats(s.table_id)[0].auto is True  # stored
+
+
+def test_acting_between_two_missed_decisions_keeps_the_seat_out_of_tuoguan(tmp_path: Path) -> None:
+    async def test(s: Setup) -> None:
+        peer = await s.connect()
+        for turn in range(3):  # miss, act, miss, act, …: never two missed in a row
+            await s.until(s.anns_turn)
+            if turn % 2 == 0:
+                s.clock.advance(s.table.limit(s.pending().seconds) + 0.1)
+                await s.table.step()
+                assert s.table.missed.get(0) == 1
+            else:
+                action = s.table.bots.decide_now("rules", turn, s.table._hand().view(0))  # Ann decides in time
+                assert action is not None
+                await s.table.step(_Message(peer, Act(s.table.seq, action), s.clock.now()))
+                assert 0 not in s.table.missed
+            assert s.table.seats[0].auto is False
+
+    run(test, tmp_path)
 
     run(test, tmp_path)
 

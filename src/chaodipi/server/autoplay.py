@@ -23,9 +23,12 @@ from chaodipi.server.seats import Peer, SeatState
 from chaodipi.server.store import SeatKind, Store, TableInfo
 from chaodipi.view import Phase
 
-__all__ = ["AutoPlay", "BotDone"]
+__all__ = ["MISSES_FOR_TUOGUAN", "AutoPlay", "BotDone"]
 
 log = logging.getLogger("chaodipi.server")
+
+#: Decisions missed in a row after which a seat stays in 托管 (RULES §13); one missed is played for it alone.
+MISSES_FOR_TUOGUAN = 2
 T = TypeVar("T")
 
 
@@ -64,6 +67,7 @@ class AutoPlay:
     bot_due: dict[int, tuple[float, tuple[Any, ...]]]
     thinking: dict[int, tuple[Any, ...]]
     asked_in_countdown: dict[int, int]
+    missed: dict[int, int]  # seat → decisions it missed in a row (RULES §13)
 
     # -- what the bots ask of the table (Table does it) ---------------------------------------------
     def _hand(self) -> Hand | None:
@@ -109,7 +113,11 @@ class AutoPlay:
         assert seat is not None
         state = self.seats[seat]
         if state is not None and state.kind is SeatKind.PLAYER and not state.auto:
-            await self._set_auto(seat, True)  # 托管 (RULES §13): the bot plays until the player acts again
+            # RULES §13: a missed limit has that one decision played for the player; after two missed in a
+            # row the seat stays in 托管 (the bot plays) until the player acts again or turns it off.
+            self.missed[seat] = self.missed.get(seat, 0) + 1
+            if self.missed[seat] >= MISSES_FOR_TUOGUAN:
+                await self._set_auto(seat, True)
         self.bot_due.pop(seat, None)
         self.thinking.pop(seat, None)
         await self._bot_turn(seat, self._bot_key(seat), fallback=True)

@@ -180,6 +180,7 @@ class Table(AutoPlay):
         self.bot_due: dict[int, tuple[float, tuple[Any, ...]]] = {}
         self.thinking: dict[int, tuple[Any, ...]] = {}
         self.asked_in_countdown: dict[int, int] = {}  # seat → the sequence number it was last asked at
+        self.missed: dict[int, int] = {}  # seat → decisions it missed in a row (RULES §13: two, and 托管 stays on)
         self.hand_settled = True  # the current hand's result is applied to the game
 
     # -- the task --------------------------------------------------------------------------------
@@ -375,6 +376,7 @@ class Table(AutoPlay):
             return
         assert isinstance(message, Act)
         hand = self._hand()
+        self.missed.pop(seat, None)  # the player acts: no longer missing decisions in a row
         if state.auto:
             await self._set_auto(seat, False)  # the player acts again: 托管 ends (even if this act is refused)
             self._schedule()
