@@ -75,7 +75,7 @@ unit: $(STAMP) browser
 # `unit`: they test the client, and the server behind them runs the same engine calls as test_server.py.
 unit-fast:
 	@if [ -d $(FAST) ]; then $(MAKE) --no-print-directory fast && \
-	  CHAODIPI_EXPECT_COMPILED=1 $(FAST_BIN)/pytest tests -p no:cacheprovider --ignore=tests/test_browser.py; \
+	  CHAODIPI_EXPECT_COMPILED=1 $(FAST_BIN)/pytest tests -p no:cacheprovider --ignore-glob="tests/test_browser*.py"; \
 	else echo "no $(FAST): the compiled build is not tested (make fast builds it)"; fi
 
 # The referee scenarios kept in the repository, with the repository's checker; then, when
