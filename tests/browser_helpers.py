@@ -40,6 +40,25 @@ VIEWPORTS: dict[str, dict[str, Any]] = {
 }
 
 
+def _phone(width: int, height: int) -> dict[str, Any]:
+    return {
+        "viewport": {"width": width, "height": height},
+        "is_mobile": True,
+        "has_touch": True,
+        "device_scale_factor": 2,
+        "reduced_motion": "reduce",
+    }
+
+
+#: Phone sizes, portrait and landscape (the hand's tap targets are measured at each: tests/test_browser_phone.py).
+PHONES: dict[str, dict[str, Any]] = {
+    "360x640": _phone(360, 640),
+    "375x667": _phone(375, 667),
+    "390x844": _phone(390, 844),
+    "667x375": _phone(667, 375),
+}
+
+
 def chromium_path() -> str:
     if not Path(CHROMIUM).exists():
         if os.environ.get("CI"):
@@ -65,19 +84,26 @@ def serve(db: Path, port: int, *pace: str) -> subprocess.Popen[bytes]:
 
 
 #: Quick bots and a short pause between hands: a test's pace.
-PACE = ("--deal-ms", "10", "--bot-delay-ms", "30", "--hand-pause-ms", "2500")
+PACE = ("--deal-ms", "10", "--bot-delay-ms", "30", "--hand-pause-ms", "2500", "--trick-pause-ms", "300")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A server for the module's tests."""
+@contextlib.contextmanager
+def serving(folder: Path, *pace: str) -> Iterator[str]:
+    """``chaodipi serve`` with this pace on a database in ``folder``; yields its base URL, stops it after."""
     port = free_port()
-    proc = serve(tmp_path_factory.mktemp("browser") / "web.db", port, *PACE)
+    proc = serve(folder / "web.db", port, *pace)
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
         proc.terminate()
         proc.wait(15)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server for the module's tests."""
+    with serving(tmp_path_factory.mktemp("browser"), *PACE) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")
@@ -201,7 +227,9 @@ class Player:
         cards = self.cards()
         n = cards.count()
         playable = [cards.nth(i).get_attribute("data-playable") == "true" for i in range(n)]
-        if all(playable):  # leading: two cards of two side suits (the hand is sorted trumps first, suit by suit)
+        if all(playable):  # following a single when void: two cards of two side suits (sorted suit by suit)
+            if self.leading():
+                return False  # a lead: the page dims and refuses the cards that go with the selection in no lead
             codes = [str(cards.nth(i).get_attribute("data-card")) for i in range(n)]
             trumps = [cards.nth(i).get_attribute("data-trump") == "true" for i in range(n)]
             side = [i for i in range(n) if not trumps[i] and codes[i] not in ("SJ", "BJ", "5h")]
@@ -282,3 +310,30 @@ class Player:
     def selection_complete(self) -> bool:
         led = self.led()
         return led > 0 and self.selected() == led
+
+
+def open_record(page: Any, base: str, path: Path) -> None:
+    """Upload a record file in the replay viewer and wait until its frames are drawn."""
+    page.goto(f"{base}/replay")
+    page.get_by_test_id("replay-upload").set_input_files(str(path))
+    page.wait_for_function(
+        "() => Number(document.querySelector('[data-testid=replay]')?.dataset.frames) > 0", timeout=30000
+    )
+
+
+@contextlib.contextmanager
+def watched(context: Any, page: Any, folder: Path) -> Iterator[Shots]:
+    """Screenshots into ``folder`` while a test drives ``page``: one more on a failure; then the context
+    is closed, and the page must have had no script error (lost WebSockets aside)."""
+    problems: list[str] = []
+    page.on("pageerror", lambda exc: problems.append(str(exc)))
+    page.on("console", lambda msg: problems.append(msg.text) if msg.type == "error" else None)
+    shots = Shots(page, folder)
+    try:
+        yield shots
+    except Exception:
+        shots("failure")
+        raise
+    finally:
+        context.close()
+    assert not [p for p in problems if "WebSocket" not in p], problems

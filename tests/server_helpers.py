@@ -24,9 +24,10 @@ from chaodipi.bots import make_bot
 from chaodipi.log import Action
 from chaodipi.server.app import create_app
 from chaodipi.server.config import ServerConfig
+from chaodipi.server.serve import uvicorn_options
 from chaodipi.view import View
 
-FAST = {"deal_ms": 0, "bot_delay_ms": 0, "hand_pause_ms": 0, "time_scale": 0.05}
+FAST = {"deal_ms": 0, "bot_delay_ms": 0, "hand_pause_ms": 0, "trick_pause_ms": 0, "time_scale": 0.05}
 #: The dark room with no declaring countdown after the deal (for tests that give long time limits otherwise).
 QUICK_DECLARE = {"preset": "anchao", "set": {"declare_seconds": 0}}
 
@@ -39,12 +40,16 @@ def free_port() -> int:
 
 
 @contextlib.asynccontextmanager
-async def running_server(url: str, **config: Any) -> AsyncIterator[str]:
-    """A server on ``url``'s database in this event loop, on a free port; yields its base URL."""
+async def running_server(url: str, *, guarded: bool = False, **config: Any) -> AsyncIterator[str]:
+    """A server on ``url``'s database in this event loop, on a free port; yields its base URL.
+
+    ``guarded``: with ``chaodipi serve``'s uvicorn setup (the guarded protocol and its limits)."""
     port = free_port()
     settings = {"owner": f"test:{port}", **config}
     app = create_app(url, ServerConfig(**settings))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    options = uvicorn_options(ServerConfig(**settings)) if guarded else {}
+    options = {**options, "log_level": "warning"}
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="on", **options))
     task = asyncio.get_running_loop().create_task(server.serve())
     while not server.started:
         if task.done():

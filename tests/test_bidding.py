@@ -24,6 +24,7 @@ from chaodipi.bidding import (
     parse_choice,
 )
 from chaodipi.cards import Card, CardError, Rank, Suit, parse_cards
+from chaodipi.phrases import Phrase
 from chaodipi.rules import PRESET_NAMES, RuleSet
 from chaodipi.trump import trump_text
 
@@ -310,7 +311,7 @@ def test_player_never_overrides_own_bid() -> None:
     assert run("standard", [(0, "8d"), (0, "8s 8s")]) == {"valid": [True, False], "trump": "d", "bidder": 0}
     b = Bidding(rules("standard"), EIGHT)
     b.apply(bid(0, "8d"))
-    assert "own" in (b.check(bid(0, "SJ SJ")) or "")
+    assert "own" in str(b.check(bid(0, "SJ SJ")) or "")
 
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)
@@ -467,27 +468,35 @@ def test_bad_level() -> None:
 
 def test_reasons_are_words() -> None:
     b = Bidding(rules("standard"), EIGHT)
-    assert "alone" in (b.check(bid(0, "SJ")) or "")
+    assert "alone" in str(b.check(bid(0, "SJ")) or "")
     b.apply(bid(0, "8s"))
     reason = b.check(bid(1, "8d"))
-    assert reason is not None and "first bid" in reason and "spades single of player 0" in reason
+    assert reason is not None and "first bid" in str(reason) and "player 0's 8s stands" in str(reason)
+    assert reason.code == "bid.single_not_first" and reason.get("standing_player") == 0
     b.apply(bid(1, "BJ BJ"))
     reason = b.check(bid(2, "SJ SJ"))
-    assert reason is not None and "BJ pair (no-trump) of player 1" in reason
+    assert reason is not None and "player 1's standing BJ BJ" in str(reason)
+    assert reason.to_json() == {
+        "code": "bid.weaker",
+        "cards": "SJ SJ",
+        "standing_player": 1,
+        "standing_cards": "BJ BJ",
+        "bid_order": "D<C<H<S<SJ<BJ<5h",
+    }
 
 
 def test_fry_needs_a_pair_that_overrides() -> None:
     b = Bidding(rules("standard"), EIGHT)
-    assert "nobody bid" in (b.check_override(bid(1, "8s 8s")) or "")
+    assert "nobody bid" in str(b.check_override(bid(1, "8s 8s")) or "")
     b.apply(bid(0, "8d"))
-    assert "cannot fry" in (b.check_override(bid(1, "8s")) or "")
-    assert "not a fry" in (b.check_override(bid(0, "8d 8d")) or "")
+    assert "cannot fry" in str(b.check_override(bid(1, "8s")) or "")
+    assert "not a fry" in str(b.check_override(bid(0, "8d 8d")) or "")
     assert b.can_override(bid(1, "8c 8c"))
     b.apply(bid(1, "8c 8c"), fry=True)
     assert not b.can_override(bid(2, "8d 8d"))
     assert not b.can(bid(2, "8d 8d"), fry=True)
     assert b.can_override(bid(2, "SJ SJ"))
-    assert "own" in (b.check_override(bid(1, "BJ BJ")) or "")
+    assert "own" in str(b.check_override(bid(1, "BJ BJ")) or "")
 
 
 def test_fry_lookback() -> None:
@@ -576,10 +585,10 @@ def test_check_can_apply_agree(preset: str, seq: list[Bid], extra: Bid, fry: boo
         assert b.standing == standing and standing.player == extra.player
         assert b.history[-1] == (extra, True)
     else:
-        assert isinstance(reason, str) and reason
+        assert isinstance(reason, Phrase) and str(reason)
         with pytest.raises(IllegalBidError) as exc:
             b.apply(extra, fry=fry)
-        assert str(exc.value) == reason
+        assert str(exc.value) == str(reason) and exc.value.phrase == reason
         assert (b.standing, b.first_single, b.history) == before
 
 

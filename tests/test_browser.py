@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 import pytest
 
-from browser_helpers import ARTIFACTS, GOLDEN, VIEWPORTS, Player, Shots, browser, serve, server
+from browser_helpers import ARTIFACTS, GOLDEN, VIEWPORTS, Player, Shots, browser, open_record, serve, server, watched
 from server_helpers import free_port
 
 __all__ = ["browser", "server"]  # the fixtures, imported
@@ -68,18 +68,8 @@ def _until(player: Player, done: set[str], limit_s: float, shots: Shots) -> None
 def test_a_person_plays_a_game_in_the_browser_and_replays_it(server: str, browser: Any, size: str) -> None:
     context = browser.new_context(locale="zh-CN", **VIEWPORTS[size])
     page = context.new_page()
-    problems: list[str] = []
-    page.on("pageerror", lambda exc: problems.append(str(exc)))
-    page.on("console", lambda msg: problems.append(msg.text) if msg.type == "error" else None)
-    shots = Shots(page, ARTIFACTS / size)
-    try:
+    with watched(context, page, ARTIFACTS / size) as shots:
         _game_in_browser(page, server, shots, touch=size == "phone")
-    except Exception:
-        shots("failure")
-        raise
-    finally:
-        context.close()
-    assert not [p for p in problems if "WebSocket" not in p], problems
 
 
 def _game_in_browser(page: Any, base: str, shots: Shots, *, touch: bool) -> None:
@@ -201,12 +191,8 @@ def test_a_record_file_opens_in_the_replay_viewer_with_keys_and_in_english(serve
     page = context.new_page()
     shots = Shots(page, ARTIFACTS / "upload")
     try:
-        page.goto(f"{server}/replay")
-        page.get_by_test_id("replay-upload").set_input_files(str(GOLDEN / "kangqi-seed7.json"))
+        open_record(page, server, GOLDEN / "kangqi-seed7.json")
         root = page.get_by_test_id("replay")
-        page.wait_for_function(
-            "() => Number(document.querySelector('[data-testid=replay]')?.dataset.frames) > 0", timeout=30000
-        )
         assert page.locator("html").get_attribute("lang") == "zh"
         shots("uploaded")
         frame = int(root.get_attribute("data-frame") or 0)
@@ -215,9 +201,17 @@ def test_a_record_file_opens_in_the_replay_viewer_with_keys_and_in_english(serve
         assert int(root.get_attribute("data-frame") or 0) == frame + 2
         page.keyboard.press("End")
         page.get_by_test_id("replay-result").wait_for()
+        # the settlement's notes (the settled events' phrases) in Chinese, then in English (issue 20)
+        page.locator(".r-res-notes summary").click()
+        notes = page.get_by_test_id("replay-notes").inner_text()
+        assert notes.strip() and not re.search(r"[A-Za-z]{3,}", notes), notes
+        shots("notes-zh")
         page.get_by_test_id("lang-switch").click()
         page.wait_for_function("() => document.documentElement.lang === 'en'")
         assert "Replay" in page.get_by_role("banner").inner_text() or "Replay" in page.inner_text("body")
+        if not page.get_by_test_id("replay-notes").is_visible():
+            page.locator(".r-res-notes summary").click()
+        assert re.search(r"points|side|table", page.get_by_test_id("replay-notes").inner_text())
         shots("english")
         # a record that does not replay: the engine's reason, in words
         bad = json.loads((GOLDEN / "kangqi-seed7.json").read_text())

@@ -22,6 +22,7 @@ from chaodipi.log import (
     TrumpSet,
 )
 from chaodipi.observe import seen_by
+from chaodipi.phrases import Phrase, say
 from chaodipi.rules import PRESETS, RuleSet
 from chaodipi.simulate import RandomPolicy
 
@@ -59,7 +60,9 @@ PAYLOAD = {
         Event(EventKind.TRICK, 3, (), 25, "25 points", data=TrickWon(25)),
         Event(EventKind.KOU_DI, 1, tuple(P("5c 10c Kc 2s 3s 4s 6s 7s")), 100, "抠底 ×4", data=KouDi(4)),
         Event(EventKind.LEFT, 2, detail="逃跑: player 2 left; no penalty", data=Left("no penalty")),
-        Event(EventKind.SETTLED, None, (), 0, "a; b", data=Settled(("a", "b"))),
+        Event(
+            EventKind.SETTLED, None, (), 0, "a; b", data=Settled((Phrase.text("a"), say("note.to_ace", side="dealer")))
+        ),
     ],
 )
 def test_payloads_round_trip_on_the_wire(event: Event) -> None:

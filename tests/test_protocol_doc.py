@@ -240,7 +240,7 @@ def test_the_examples_use_real_field_names() -> None:
         | {"hand", "game", "deadline", "view", "events_from", "events"},
         "update": {"type", "seq", "hand", "game", "deadline", "view", "events_from", "events"},
         "seats": {"type", "seq", "seats"},
-        "error": {"type", "seq", "code", "message", "id"},
+        "error": {"type", "seq", "code", "message", "id", "reason"},
         "pong": {"type", "seq", "id"},
         "left": {"type", "seq", "seat", "escaped"},
         "hello": {"type", "token", "seq", "hand", "events"},

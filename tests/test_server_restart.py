@@ -69,7 +69,10 @@ class ServerProcess:
 
 def test_sigkill_mid_hand_then_restart_and_the_hand_ends_as_its_record_says(db_url: str) -> None:
     server = ServerProcess(
-        db_url, free_port(), "--deal-ms", "2", "--bot-delay-ms", "40", "--hand-pause-ms", "600000", "--time-scale", "50"
+        db_url,
+        free_port(),
+        *("--deal-ms", "2", "--bot-delay-ms", "40", "--hand-pause-ms", "600000", "--trick-pause-ms", "0"),
+        *("--time-scale", "50"),
     )
     server.start()
     try:
@@ -125,7 +128,8 @@ def test_a_deadline_running_at_the_kill_is_extended_by_the_downtime(tmp_path: An
     url = f"sqlite:///{tmp_path}/chaodipi.db"
     limits = {"declare_seconds": 0, "play_seconds": 30, "bury_seconds": 30, "fry_seconds": 30}
     rules = {"preset": "standard", "set": limits}
-    server = ServerProcess(url, free_port(), "--deal-ms", "0", "--bot-delay-ms", "0", "--hand-pause-ms", "600000")
+    pace = ("--deal-ms", "0", "--bot-delay-ms", "0", "--hand-pause-ms", "600000", "--trick-pause-ms", "0")
+    server = ServerProcess(url, free_port(), *pace)
     server.start()
     try:
 

@@ -870,11 +870,15 @@ def test_ftk_helpers() -> None:
 
 def test_events_explain() -> None:
     r = run("mingchao", 40, "9", "5")
-    assert any("必打" in e for e in r.events)
+    assert any("必打" in str(e) for e in r.events)
+    assert "note.must_play" in [e.code for e in r.events]
+    stop = next(e for e in r.events if e.code == "note.must_play")
+    assert stop.get("side") in ("dealer", "scoring") and stop.get("level") in ("5", "9", "J", "A")
     r = run("kangqi", 70, "A", "5")
-    assert any("扛旗" in e for e in r.events)
+    assert any("扛旗" in str(e) for e in r.events)
     r = run("kangqi", 20, "9", "4", last_trick=trick("scoring", "5c Tc Kc"))
-    assert any("上天入地" in e for e in r.events)
+    assert any("上天入地" in str(e) for e in r.events)
+    assert [e.code for e in r.events][:1] == ["note.table_keep"]
 
 
 # -- properties -----------------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from chaodipi.hand import DecisionKind
+from chaodipi.phrases import PHRASES, Phrase
 from chaodipi.rules import RuleSet
 from chaodipi.server.bots import BotRunner
 from chaodipi.server.clock import FakeClock
@@ -228,6 +229,9 @@ def test_a_stale_or_illegal_act_gets_an_error_and_changes_nothing(tmp_path: Path
         wrong = parse_client(json.dumps({"type": "act", "seq": seq, "action": {"a": "bury", "cards": "BJ"}}), seat=0)
         await s.table.step(_Message(peer, wrong, s.clock.now()))
         assert peer.sent[-1]["type"] == "error" and peer.sent[-1]["code"] == "illegal"
+        reason = peer.sent[-1]["reason"]  # the engine's reason as data, beside its words
+        assert reason["code"] in PHRASES and Phrase.from_json(reason).code == reason["code"]
+        assert peer.sent[-1]["message"] == str(Phrase.from_json(reason))
         assert (s.table.seq, len(s.table._hand().actions)) == (seq, actions)
 
     run(test, tmp_path)

@@ -77,7 +77,10 @@ def test_no_file_of_the_client_loads_anything_from_another_site() -> None:
 
 def _catalogue(lang: str) -> dict[str, str]:
     """The keys and texts of a language's catalogue (a JS module: ``export default {"key": "text", ...}``)."""
-    text = (STATIC / "i18n" / f"{lang}.js").read_text(encoding="utf-8")
+    # the page's words, and the engine's phrases in their own file (i18n.js merges the two)
+    text = "".join(
+        (STATIC / "i18n" / name).read_text(encoding="utf-8") for name in (f"{lang}.js", f"phrases-{lang}.js")
+    )
     pairs = re.findall(r'^\s*"([^"\n]+)"\s*:\s*("(?:[^"\\\n]|\\.)*"|`[^`]*`)\s*,?\s*$', text, re.MULTILINE)
     return {key: value for key, value in pairs}
 
@@ -132,7 +135,7 @@ def test_a_finished_hand_shows_every_seat_its_outcome_and_it_reads_back() -> Non
         assert outcome.kou_di == outcome.kitty_points * outcome.multiplier
         assert outcome.after == (res.settlement.dealer, res.settlement.scoring)
         assert outcome.threshold == res.settlement.threshold
-        assert "; ".join(outcome.notes) in {e.detail for e in hand.iter_events() if e.kind.value == "settled"}
+        assert "; ".join(map(str, outcome.notes)) in {e.detail for e in hand.iter_events() if e.kind.value == "settled"}
         assert View.from_json(views[1].to_json()) == views[1]
         assert views[1].to_json()["result"]["gainer"] in ("dealer", "scoring")
 
@@ -322,7 +325,8 @@ def test_the_view_outcome_reaches_the_client_at_the_end_of_a_hand(tmp_path: Path
             view = ann.engine_view()
             assert view is not None and view.result is not None and view.phase is Phase.OVER
             settled = [e for e in ann.events if e["e"] == "settled"]
-            assert settled and settled[0]["detail"] == "; ".join(view.result.notes)
+            assert settled and settled[0]["detail"] == "; ".join(map(str, view.result.notes))
+            assert settled[0]["note_data"] == [n.to_json() for n in view.result.notes]
             assert view.result.points == view.points + view.result.kou_di
             await ann.close()
 

@@ -18,8 +18,9 @@ names its trump with ``choose`` (a :class:`~chaodipi.cards.Suit` or ``"nt"``).
 True
 >>> b.apply(Bid.parse(1, "8h 8h")).token
 'h'
->>> b.check(Bid.parse(2, "8d 8d"))
-'a diamonds pair (8d 8d) is not stronger than the standing hearts pair of player 1 (standard: D<C<H<S<SJ<BJ<5h)'
+>>> reason = b.check(Bid.parse(2, "8d 8d"))
+>>> reason.code, str(reason)
+('bid.weaker', "8d 8d is not stronger than player 1's standing 8h 8h (the bid order: D<C<H<S<SJ<BJ<5h)")
 >>> b.apply(Bid.parse(3, "5h 5h", "nt")).trump is None
 True
 >>> evaluate_bids(RuleSet.preset("anchao"), Rank.EIGHT,
@@ -42,6 +43,7 @@ except ImportError:  # pragma: no cover - mypy (a dev dependency) brings mypy_ex
 
 from chaodipi.cards import SUITS, Card, CardError, Rank, Suit, check_copies, format_cards, parse_cards
 from chaodipi.log import IllegalActionError
+from chaodipi.phrases import Phrase, say
 from chaodipi.rules import NoBidTrump, RuleSet
 from chaodipi.trump import trump_text, trump_words
 
@@ -114,7 +116,7 @@ def parse_choice(text: object) -> Choice:
         for suit in SUITS:
             if suit.value == key:
                 return suit
-    raise BidRequestError(f"choose must be one of s, h, c, d or nt, not {text!r}")
+    raise BidRequestError(say("bid.choose", text=repr(text)))
 
 
 # Not a native class in the compiled build (make fast): its constructor takes any values and checks them here.
@@ -181,30 +183,29 @@ def classify_bid(cards: Sequence[Card], level: Rank, choose: Choice | None = Non
     shape = _shape(tuple(cards), level)
     if shape.kind is BidKind.RED5_PAIR:
         if choose is None:
-            raise BidRequestError("a 5h 5h bid must name its trump: choose s, h, c, d or nt")
+            raise BidRequestError(say("bid.red5_choose"))
         choice = parse_choice(choose)
         return BidShape(BidKind.RED5_PAIR, choice if isinstance(choice, Suit) else None, "5h")
     if choose is not None:
-        raise BidRequestError(f"only a 5h 5h bid names a trump; {format_cards(cards)} takes no choose")
+        raise BidRequestError(say("bid.no_choose", cards=tuple(cards)))
     return shape
 
 
 def _shape(cards: tuple[Card, ...], level: Rank) -> BidShape:
-    shown = format_cards(cards)
     if len(cards) == 1:
         (card,) = cards
         # RULES §9.2: a single is a level card of a suit; at level 5 that includes 5h.
         if card.rank == level and card.suit is not None:
             return BidShape(BidKind.SINGLE, card.suit, "single")
         if card.suit is None or card is _RED5:
-            raise IllegalBidError(f"{shown} cannot be shown alone: jokers and 5h declare only as a pair (RULES §9.2)")
-        raise IllegalBidError(f"{shown} is not a level card (the level is {level.symbol})")
+            raise IllegalBidError(say("bid.alone", cards=cards))
+        raise IllegalBidError(say("bid.not_level", cards=cards, level=level.symbol))
     if len(cards) == 2:
         a, b = cards
         if a is not b:
             if a.rank == level and b.rank == level and a.suit is not None and b.suit is not None:
-                raise IllegalBidError(f"{shown} are two different level cards, not a pair (RULES §4)")
-            raise IllegalBidError(f"{shown} is not a pair of identical cards")
+                raise IllegalBidError(say("bid.two_levels", cards=cards))
+            raise IllegalBidError(say("bid.not_pair", cards=cards))
         # RULES §9.2: 5h 5h is the top bid at every level, also at level 5.
         if a is _RED5:
             return BidShape(BidKind.RED5_PAIR, None, "5h")
@@ -212,10 +213,10 @@ def _shape(cards: tuple[Card, ...], level: Rank) -> BidShape:
             return BidShape(BidKind.JOKER_PAIR, None, str(a))
         if a.rank == level:
             return BidShape(BidKind.PAIR, a.suit, a.suit.value)
-        raise IllegalBidError(f"{shown} is a pair but not of level cards (the level is {level.symbol})")
+        raise IllegalBidError(say("bid.pair_not_level", cards=cards, level=level.symbol))
     if not cards:
-        raise IllegalBidError("a bid shows one or two cards, not none")
-    raise IllegalBidError(f"a bid shows one level card or a pair, not {len(cards)} cards ({shown})")
+        raise IllegalBidError(say("bid.none"))
+    raise IllegalBidError(say("bid.too_many", cards=cards))
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,15 +251,6 @@ class FirstSingle(NamedTuple):
 
     player: int
     card: Card
-
-
-def _bid_words(bid: Bid, shape: BidShape) -> str:
-    shown = format_cards(bid.cards)
-    if shape.kind is BidKind.PAIR:
-        return f"a {trump_words(shape.trump, chinese=False)} pair ({shown})"
-    if shape.kind is BidKind.RED5_PAIR:
-        return f"a 5h pair ({trump_words(shape.trump, chinese=False)})"
-    return f"a {shown} pair"
 
 
 # Not a native class in the compiled build (make fast): its constructor takes any values and checks them here.
@@ -308,25 +300,25 @@ class Bidding:
         return self._standing.trump
 
     # -- the one rule -----------------------------------------------------
-    def _resolve(self, bid: Bid, *, fry: bool, dark: bool = False) -> StandingBid | str:
+    def _resolve(self, bid: Bid, *, fry: bool, dark: bool = False) -> StandingBid | Phrase:
         """The standing bid that ``bid`` would make, or the reason it is not allowed. Raises on bad requests."""
         try:
             shape = classify_bid(bid.cards, self.level, bid.choose)
         except IllegalBidError as exc:
-            return str(exc)
+            return exc.phrase or Phrase.text(str(exc))
         standing = self._standing
         order = self.rules.bid_order
 
         if shape.kind is BidKind.SINGLE:
             if fry:
-                return "a single card cannot fry: a fry is an override by a pair (RULES §10.2, §9.3)"
+                return say("fry.single")
             if standing is not None:
-                return f"a single card can only be the first bid of the hand; the {standing.describe()} stands"
+                return say("bid.single_not_first", standing_player=standing.player, standing_cards=standing.cards)
             return StandingBid(bid.player, shape.kind, shape.trump, shape.token, bid.cards)
 
         if standing is None:
             if fry:
-                return "nobody bid this hand, so nobody may fry (RULES §9.5)"
+                return say("fry.nobody_bid")
             return StandingBid(bid.player, shape.kind, shape.trump, shape.token, bid.cards)
 
         first = self._first_single
@@ -334,10 +326,10 @@ class Bidding:
             # RULES §9.3: 自保 — the twin of one's own single, shown before anyone overrides.
             if standing.kind is BidKind.SINGLE and bid.cards == (standing.cards[0],) * 2:
                 if fry:
-                    return "showing the twin of one's own bid reinforces it; it is not a fry (RULES §10.2)"
+                    return say("fry.reinforce")
                 return StandingBid(bid.player, shape.kind, shape.trump, shape.token, bid.cards)
             if not (dark and fry):
-                return f"player {bid.player} cannot override their own standing bid (RULES §9.3)"
+                return say("bid.own_standing", player=bid.player)
             # RULES §10.5: a dark fryer cannot know their bid still stands; the fry is judged by strength alone
 
         # RULES §9.2: look-back 回头望/钩回 — the first single bidder shows the pair after another's override.
@@ -353,19 +345,22 @@ class Bidding:
         ):
             if order.unordered or order.rank("LB") > order.rank(standing.token):
                 return StandingBid(bid.player, BidKind.LOOKBACK, shape.trump, "LB", bid.cards)
-            return f"the look-back is not stronger than the {standing.describe()} ({self._order_words()})"
+            return self._weaker("bid.lookback_weaker", bid, standing)
 
         # RULES §9.3: an override must be strictly stronger; with `unordered` any pair overrides.
         if order.unordered or order.rank(shape.token) > order.rank(standing.token):
             return StandingBid(bid.player, shape.kind, shape.trump, shape.token, bid.cards)
-        words = _bid_words(bid, shape)
-        return f"{words} is not stronger than the standing {standing.describe()} ({self._order_words()})"
+        return self._weaker("bid.weaker", bid, standing)
 
-    def _order_words(self) -> str:
-        return f"{self.rules.name}: {self.rules.bid_order}"
+    def _weaker(self, code: str, bid: Bid, standing: StandingBid) -> Phrase:
+        """Why ``bid`` does not override ``standing``: not stronger in the rules' bid order."""
+        order = str(self.rules.bid_order)
+        return say(
+            code, cards=bid.cards, standing_player=standing.player, standing_cards=standing.cards, bid_order=order
+        )
 
     # -- operations -------------------------------------------------------
-    def check(self, bid: Bid, *, fry: bool = False) -> str | None:
+    def check(self, bid: Bid, *, fry: bool = False) -> Phrase | None:
         """None if ``bid`` is allowed now, else the reason in words.
 
         With ``fry=True`` the bid is judged as a fry 炒底 (RULES §10.2): it must
@@ -376,13 +371,13 @@ class Bidding:
         Raises :class:`BidRequestError` if the bid is not a well-formed request.
         """
         result = self._resolve(bid, fry=fry)
-        return result if isinstance(result, str) else None
+        return result if isinstance(result, Phrase) else None
 
     def can(self, bid: Bid, *, fry: bool = False) -> bool:
         """Whether ``bid`` is allowed now (see :meth:`check`)."""
         return self.check(bid, fry=fry) is None
 
-    def check_override(self, bid: Bid) -> str | None:
+    def check_override(self, bid: Bid) -> Phrase | None:
         """None if ``bid`` would fry: override the standing bid as RULES §10.2 requires; else the reason."""
         return self.check(bid, fry=True)
 
@@ -397,7 +392,7 @@ class Bidding:
         then the state is as it was (nothing is logged).
         """
         result = self._resolve(bid, fry=fry)
-        if isinstance(result, str):
+        if isinstance(result, Phrase):
             raise IllegalBidError(result)
         self._commit(bid, result)
         return result
@@ -405,7 +400,7 @@ class Bidding:
     def offer(self, bid: Bid, *, fry: bool = False, dark: bool = False) -> bool:
         """Make ``bid`` if it is allowed, else log it as void; return whether it was valid (RULES §9.3)."""
         result = self._resolve(bid, fry=fry, dark=dark)
-        if isinstance(result, str):
+        if isinstance(result, Phrase):
             self._history.append((bid, False))
             return False
         self._commit(bid, result)

@@ -361,7 +361,11 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         deal_ms=args.deal_ms,
         bot_delay_ms=args.bot_delay_ms,
         hand_pause_ms=args.hand_pause_ms,
+        trick_pause_ms=args.trick_pause_ms,
         time_scale=args.time_scale,
+        head_timeout_s=args.head_timeout,
+        body_timeout_s=args.body_timeout,
+        max_connections=args.max_connections,
     )
     serve(args.host, args.port, args.db, config)
     return 0
@@ -443,7 +447,15 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--seed", type=seed_option, default=None, help="a whole number, at least 0; random if left out")
     pl.add_argument("--hands", type=count_option, default=None, help="stop after this many hands (at least 1)")
     pl.set_defaults(func=_cmd_play)
-    sv = sub.add_parser("serve", help="run the game server: the lobby over HTTP, tables over WebSockets")
+    sv = sub.add_parser(
+        "serve",
+        help="run the game server: the lobby over HTTP, tables over WebSockets",
+        epilog="Limits, so that slow or idle clients cannot use up the server's connections: a request's line "
+        "and headers must arrive within --head-timeout seconds, its body within --body-timeout seconds after "
+        "them (else 408 and the connection is closed); an idle kept-alive connection closes after 5 s; at most "
+        "--max-connections connections are open at once, HTTP and WebSocket together, and never more than the "
+        "open-file limit less 100 (one more is answered 503). docs/protocol.md lists every limit.",
+    )
     sv.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
     sv.add_argument("--port", type=_port, default=8000, help="the port (default 8000)")
     sv.add_argument(
@@ -456,7 +468,19 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--bot-delay-ms", type=_millis, default=700, help="a bot's pause before it acts (700)")
     sv.add_argument("--hand-pause-ms", type=_millis, default=15000, help="the longest pause between hands (15000)")
     sv.add_argument(
+        "--trick-pause-ms", type=_millis, default=1500, help="a won trick stays shown before the next lead (1500)"
+    )
+    sv.add_argument(
         "--time-scale", type=_scale, default=1.0, help="multiplies the rules' time limits (default 1; 0.1 for tests)"
+    )
+    sv.add_argument(
+        "--head-timeout", type=seconds_option, default=10.0, help="seconds for a request's line and headers (10)"
+    )
+    sv.add_argument(
+        "--body-timeout", type=seconds_option, default=30.0, help="seconds for a request's body after them (30)"
+    )
+    sv.add_argument(
+        "--max-connections", type=count_option, default=1000, help="connections open at once, at most (1000)"
     )
     sv.set_defaults(func=_cmd_serve)
     return parser

@@ -101,6 +101,7 @@ from chaodipi.log import (
 )
 from chaodipi.observe import KITTY_SIZE, SeatViews
 from chaodipi.outcome import RED5_PENALTY, Escape, HandResult, hand_result, penalty_words
+from chaodipi.phrases import say
 from chaodipi.play import FollowRule, check_throw
 from chaodipi.rules import FryTurns, RuleSet
 from chaodipi.trick import TrickState
@@ -220,9 +221,9 @@ class Hand(SeatViews):
         flag_failures: int = 0,
     ) -> None:
         if len(deck) != 108 or sorted(c.index for c in deck) != sorted(c.index for c in Card.ALL for _ in (0, 1)):
-            raise IllegalActionError("a hand needs the 108 cards of two decks")
+            raise IllegalActionError(say("hand.deck"))
         if not 0 <= first_seat <= 3 or (dealer is not None and not 0 <= dealer <= 3):
-            raise IllegalActionError("seats are 0..3")
+            raise IllegalActionError(say("hand.seats"))
         self.rules = rules
         self.deck = tuple(deck)
         self.first_seat = first_seat
@@ -230,7 +231,7 @@ class Hand(SeatViews):
         self.dealer_progress = dealer_progress or Progress(1, Rank.TWO)
         self.scoring_progress = scoring_progress or Progress(1, Rank.TWO)
         if dealer is None and self.dealer_progress.level is None:
-            raise IllegalActionError("a flag hand's dealer is known")
+            raise IllegalActionError(say("hand.flag_dealer"))
         self.flag_failures = flag_failures
         self.flag = self.dealer_progress.level is None
         self.first_hand = dealer is None  # the standing bid makes the dealer (RULES §9.4)
@@ -360,7 +361,7 @@ class Hand(SeatViews):
     def verify_deal_card(self) -> None:
         """Raise unless a card is left to deal (the deal is a chance step, RULES §9.1)."""
         if self.phase != Phase.DEAL:
-            raise IllegalActionError(f"no card to deal in phase {self.phase.value}")
+            raise IllegalActionError(say("deal.phase", phase=self.phase.value))
 
     def can_deal_card(self) -> bool:
         """Whether a card is left to deal (:meth:`verify_deal_card` says why not)."""
@@ -403,19 +404,17 @@ class Hand(SeatViews):
     def _verify_bid(self, player: int, cards: Sequence[Card], choose: str | None, held: Sequence[Card] | None) -> None:
         """:meth:`verify_bid`, with ``held`` the cards the player would hold when bidding (None: now)."""
         if self.bidding is None:
-            raise IllegalActionError("a flag hand has no bidding: only 5h, BJ and SJ are trump (RULES §11.6)")
+            raise IllegalActionError(say("bid.flag"))
         if self.phase not in (Phase.DEAL, Phase.COUNTDOWN):
-            raise IllegalActionError(
-                f"bids are made during the deal and its countdown, not in phase {self.phase.value}"
-            )
+            raise IllegalActionError(say("bid.phase", phase=self.phase.value))
         if self._holds(self.hands[player] if held is None else held, cards) is None:
-            raise IllegalActionError(f"player {player} does not hold {format_cards(cards)}")
+            raise IllegalActionError(say("not_held", player=player, cards=tuple(cards)))
         bid = self._make_bid(player, cards, choose)
         if self.dark:
             # RULES §9.3: a dark bid that does not outrank is void, not refused; it must still be a bid.
             shape = classify_bid(bid.cards, self.bidding.level, bid.choose)
             if shape.kind == BidKind.SINGLE and self.bidding.standing is not None:
-                raise IllegalActionError("a single card can only be the first bid of the hand")
+                raise IllegalActionError(say("bid.single_late"))
             self._check_own_dark_bids(player, bid)
             return
         reason = self.bidding.check(bid)
@@ -435,24 +434,19 @@ class Hand(SeatViews):
             last = self.bid_log[-1][1] if self.bid_log else None
             reinforce = last is not None and len(last.cards) == 1 and bid.cards == (last.cards[0], last.cards[0])
             if not reinforce:
-                raise IllegalActionError(
-                    f"player {player} made the last bid the table saw, and it stands: "
-                    "nobody overrides their own bid (不得自反, RULES §9.3, §10.5)"
-                )
+                raise IllegalActionError(say("bid.own_last", player=player))
         for p, old, _, _ in self.bid_log:
             if p != player:
                 continue
             if order.unordered:
                 if old.cards == bid.cards and old.choose == bid.choose:
-                    raise IllegalActionError(f"player {player} already showed {format_cards(bid.cards)}")
+                    raise IllegalActionError(say("bid.own_repeat", player=player, cards=bid.cards))
                 continue
             old_token = classify_bid(old.cards, level, old.choose).token
             new_token = classify_bid(bid.cards, level, bid.choose).token
             reinforce = len(old.cards) == 1 and bid.cards == (old.cards[0], old.cards[0])
             if order.rank(new_token) <= order.rank(old_token) and not reinforce:
-                raise IllegalActionError(
-                    f"{format_cards(bid.cards)} does not outrank player {player}'s own earlier bid"
-                )
+                raise IllegalActionError(say("bid.own_weaker", player=player, cards=bid.cards))
 
     def can_bid(self, player: object, cards: Sequence[Card], choose: str | None = None) -> bool:
         """Whether ``player`` may show ``cards`` as a bid now (:meth:`verify_bid` says why not)."""
@@ -527,7 +521,7 @@ class Hand(SeatViews):
     def verify_close_bidding(self) -> None:
         """Raise unless the declaring countdown is running (after the last card, RULES §9.1)."""
         if self.phase != Phase.COUNTDOWN:
-            raise IllegalActionError(f"bidding closes after the deal, not in phase {self.phase.value}")
+            raise IllegalActionError(say("close.phase", phase=self.phase.value))
 
     def can_close_bidding(self) -> bool:
         """Whether the countdown may end now (:meth:`verify_close_bidding` says why not)."""
@@ -588,13 +582,13 @@ class Hand(SeatViews):
         """Raise unless ``player`` holds the kitty now and ``cards`` are 8 of their cards (RULES §10.1)."""
         player = checked_seat(player)
         if self.phase != Phase.BURY:
-            raise IllegalActionError(f"nothing to bury in phase {self.phase.value}")
+            raise IllegalActionError(say("bury.phase", phase=self.phase.value))
         if player != self.kitty_holder:
-            raise IllegalActionError(f"player {self.kitty_holder} holds the kitty and buries, not player {player}")
+            raise IllegalActionError(say("bury.holder", holder=self.kitty_holder, player=player))
         if len(cards) != KITTY_SIZE:
-            raise IllegalActionError(f"bury exactly {KITTY_SIZE} cards, not {len(cards)}")
+            raise IllegalActionError(say("bury.count", need=KITTY_SIZE, n=len(cards)))
         if self._holds(self.hands[player], cards) is None:
-            raise IllegalActionError(f"player {player} does not hold {format_cards(cards)}")
+            raise IllegalActionError(say("not_held", player=player, cards=tuple(cards)))
         return player
 
     def can_bury(self, player: object, cards: Sequence[Card]) -> bool:
@@ -669,17 +663,17 @@ class Hand(SeatViews):
         """Raise unless ``player`` is asked to fry and may fry with ``cards`` (RULES §10.2, §10.5)."""
         player = checked_seat(player)
         if self.phase != Phase.FRY:
-            raise IllegalActionError(f"no frying in phase {self.phase.value}")
+            raise IllegalActionError(say("fry.phase", phase=self.phase.value))
         if player != self.fry_next:
-            raise IllegalActionError(f"player {self.fry_next} is asked to fry now, not player {player}")
+            raise IllegalActionError(say("fry.turn", turn=self.fry_next, player=player))
         if self._holds(self.hands[player], cards) is None:
-            raise IllegalActionError(f"player {player} does not hold {format_cards(cards)}")
+            raise IllegalActionError(say("not_held", player=player, cards=tuple(cards)))
         assert self.bidding is not None
         bid = self._make_bid(player, cards, choose)
         if self.dark:
             shape = classify_bid(bid.cards, self.bidding.level, bid.choose)
             if shape.kind == BidKind.SINGLE:
-                raise IllegalActionError("a single card cannot fry: a fry is an override by a pair (RULES §10.2)")
+                raise IllegalActionError(say("fry.single"))
             self._check_own_dark_bids(player, bid)
             return player
         reason = self.bidding.check_override(bid)
@@ -723,9 +717,9 @@ class Hand(SeatViews):
         """Raise unless ``player`` is the one asked to fry now."""
         player = checked_seat(player)
         if self.phase != Phase.FRY:
-            raise IllegalActionError(f"no frying in phase {self.phase.value}")
+            raise IllegalActionError(say("fry.phase", phase=self.phase.value))
         if player != self.fry_next:
-            raise IllegalActionError(f"player {self.fry_next} is asked to fry now, not player {player}")
+            raise IllegalActionError(say("fry.turn", turn=self.fry_next, player=player))
         return player
 
     def can_pass_fry(self, player: object) -> bool:
@@ -818,17 +812,17 @@ class Hand(SeatViews):
         """Raise unless ``player`` may play ``cards`` now. A throw that will fail is allowed (RULES §5.2)."""
         player = checked_seat(player)
         if self.phase != Phase.PLAY:
-            raise IllegalActionError(f"no card play in phase {self.phase.value}")
+            raise IllegalActionError(say("play.phase", phase=self.phase.value))
         turn = self.to_act()
         if player != turn:
-            raise IllegalActionError(f"it is player {turn}'s turn, not player {player}'s")
+            raise IllegalActionError(say("play.turn", turn=turn, player=player))
         if not cards:
-            raise IllegalActionError("play at least one card")
+            raise IllegalActionError(say("play.empty"))
         if not self.current:
             self._verify_lead(player, cards, self.hands[player])
             return player
         if self._holds(self.hands[player], cards) is None:
-            raise IllegalActionError(f"player {player} does not hold {format_cards(cards)}")
+            raise IllegalActionError(say("not_held", player=player, cards=tuple(cards)))
         rule = self.follow_rule(player)
         assert rule is not None
         reason = rule.check(cards)
@@ -838,13 +832,13 @@ class Hand(SeatViews):
 
     def _verify_lead(self, player: int, cards: Sequence[Card], held: Sequence[Card]) -> None:
         if not cards:
-            raise IllegalActionError("play at least one card")
+            raise IllegalActionError(say("play.empty"))
         if self._holds(held, cards) is None:
-            raise IllegalActionError(f"player {player} does not hold {format_cards(cards)}")
+            raise IllegalActionError(say("not_held", player=player, cards=tuple(cards)))
         try:
             decompose(cards, self.trump_order, lead=True)
         except PlayError as exc:
-            raise IllegalActionError(f"not a lead: {exc}") from None
+            raise IllegalActionError(exc.phrase or f"not a lead: {exc}") from None
 
     def can_play(self, player: object, cards: Sequence[Card]) -> bool:
         """Whether ``player`` may play ``cards`` now (:meth:`verify_play` says why not)."""
@@ -977,7 +971,9 @@ class Hand(SeatViews):
         self.phase = Phase.OVER
         notes = result.notes()
         p = result.points
-        self._record(Event(EventKind.SETTLED, None, (), 0, "; ".join(notes) or f"p = {p}", data=Settled(notes)))
+        self._record(
+            Event(EventKind.SETTLED, None, (), 0, "; ".join(map(str, notes)) or f"p = {p}", data=Settled(notes))
+        )
 
     # -- flag hand: showing 5h 5h (RULES §11.5) ----------------------------------------------
     def verify_show_red5(self, player: object) -> int:
@@ -992,15 +988,15 @@ class Hand(SeatViews):
 
     def _verify_show_red5(self, player: int, held: Sequence[Card] | None) -> None:
         if not (self.flag and self.rules.double_red5):
-            raise IllegalActionError("showing 5h 5h counts only in a flag hand with the double_red5 option")
+            raise IllegalActionError(say("red5.option"))
         if (held is None and self.phase != Phase.PLAY) or self.tricks or self.current:
-            raise IllegalActionError("5h 5h is shown after the deal, before the first card is played")
+            raise IllegalActionError(say("red5.when"))
         if self.side_of(player) is not Side.SCORING:
-            raise IllegalActionError("only the scoring side shows 5h 5h against the flag hand")
+            raise IllegalActionError(say("red5.side"))
         if (self.hands[player] if held is None else held).count(FIVE_HEARTS) < 2:
-            raise IllegalActionError(f"player {player} does not hold 5h 5h")
+            raise IllegalActionError(say("not_held", player=player, cards=(FIVE_HEARTS, FIVE_HEARTS)))
         if self.red5_player is not None:
-            raise IllegalActionError("5h 5h was already shown")
+            raise IllegalActionError(say("red5.again"))
 
     def can_show_red5(self, player: object) -> bool:
         """Whether ``player`` may show 5h 5h now (:meth:`verify_show_red5` says why not)."""
@@ -1024,9 +1020,9 @@ class Hand(SeatViews):
         player = checked_seat(player)
         if self.phase in (Phase.OVER, Phase.REDEAL):
             state = "over" if self.phase == Phase.OVER else "redealt"
-            raise IllegalActionError(f"the hand is {state}: nobody leaves it now")
+            raise IllegalActionError(say("leave.over", state=state))
         if player in self.left:
-            raise IllegalActionError(f"player {player} has already left this hand")
+            raise IllegalActionError(say("leave.again", player=player))
         return player
 
     def can_leave(self, player: object) -> bool:
@@ -1077,7 +1073,7 @@ class Hand(SeatViews):
         seat makes).
         """
         if not isinstance(action, Action):
-            raise IllegalActionError(f"not an action: {action!r}")
+            raise IllegalActionError(say("action.unknown", text=repr(action)))
         kind = action.kind
         if kind is ActionKind.CLOSE:
             if not (self.phase == Phase.DEAL and self.bidding is not None):
@@ -1090,7 +1086,7 @@ class Hand(SeatViews):
             target = self.dealt if action.at is None else action.at
             if not self.dealt <= target <= self.deal_size or (target > self.dealt and self.phase != Phase.DEAL):
                 raise IllegalActionError(
-                    f"a bid recorded after {target} cards, but {self.dealt} of {self.deal_size} are dealt"
+                    say("bid.recorded_after", at=target, dealt=self.dealt, deal_size=self.deal_size)
                 )
             held = self._held_after(player, target) if target > self.dealt else None
             self._verify_bid(player, action.cards, action.choose, held)
@@ -1103,11 +1099,11 @@ class Hand(SeatViews):
                 self._verify_show_red5(player, held)
             elif self.flag and kind is ActionKind.PLAY:
                 if player != self.dealer:
-                    raise IllegalActionError(f"player {self.dealer} leads the first trick, not player {player}")
+                    raise IllegalActionError(say("play.first_lead", dealer=self.dealer, player=player))
                 self._verify_lead(player, action.cards, held)
             else:
                 raise IllegalActionError(
-                    f"{kind} comes after the deal, and {self.dealt} of {self.deal_size} cards are dealt"
+                    say("deal.pending", action=kind.value, dealt=self.dealt, deal_size=self.deal_size)
                 )
         elif kind is ActionKind.BURY:
             self.verify_bury(player, action.cards)

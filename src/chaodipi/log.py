@@ -27,6 +27,7 @@ except ImportError:  # pragma: no cover - mypy (a dev dependency) brings mypy_ex
     from chaodipi._build import mypyc_attr
 
 from chaodipi.cards import Card, CardError, format_cards, parse_cards
+from chaodipi.phrases import Phrase, PhrasedError, notes_from_json, notes_to_json
 
 __all__ = [
     "Action",
@@ -49,8 +50,8 @@ __all__ = [
 ]
 
 
-class IllegalActionError(ValueError):
-    """An action that the rules do not allow now; the message says why."""
+class IllegalActionError(PhrasedError):
+    """An action that the rules do not allow now; the message says why (``phrase``: the reason as data)."""
 
 
 class ActionError(IllegalActionError):
@@ -354,13 +355,13 @@ class Left:
 
 @dataclass(frozen=True, slots=True)
 class Settled:
-    """The hand is settled (``settled``, RULES §11): ``notes``, the settlement in words, line by line."""
+    """The hand is settled (``settled``, RULES §11): ``notes``, the settlement line by line."""
 
-    notes: tuple[str, ...]
+    notes: tuple[Phrase, ...]
 
     def to_json(self) -> dict[str, Any]:
-        """``{"notes": ["...", "..."]}``."""
-        return {"notes": list(self.notes)}
+        """``{"notes": ["...", "..."], "note_data": [{"code": ...}, ...]}``: the English, and each as data."""
+        return notes_to_json(self.notes)
 
 
 #: An event's typed payload: what it says beyond player, cards and points (None for most kinds).
@@ -387,11 +388,8 @@ def _data_from_json(kind: EventKind, obj: dict[str, Any]) -> EventData | None:
         return KouDi(_whole(obj["multiplier"], "multiplier"))
     if kind is EventKind.LEFT and "penalty" in obj:
         return Left(_text(obj["penalty"], "penalty"))
-    if kind is EventKind.SETTLED and "notes" in obj:
-        notes = obj["notes"]
-        if not isinstance(notes, list):
-            raise ValueError("notes must be a list of texts")
-        return Settled(tuple(_text(n, "a note") for n in notes))
+    if kind is EventKind.SETTLED and ("notes" in obj or "note_data" in obj):
+        return Settled(notes_from_json(obj))
     return None
 
 

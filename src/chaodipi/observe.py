@@ -29,14 +29,14 @@ from typing import ClassVar, NamedTuple
 
 from chaodipi.bidding import Bid, Bidding, StandingBid, classify_bid, parse_choice
 from chaodipi.cards import Card, Rank, Suit
-from chaodipi.leads import unit_leads
+from chaodipi.leads import LeadChoices
 from chaodipi.levels import Progress
 from chaodipi.log import Action, ActionKind, Event, EventKind, checked_seat
 from chaodipi.outcome import Escape, HandResult
 from chaodipi.play import FollowRule
 from chaodipi.rules import FryVisibility, RuleSet
 from chaodipi.trick import TrickState
-from chaodipi.trump import TrumpOrder, trump_text
+from chaodipi.trump import EFFECTIVE_SUITS, TrumpOrder, trump_text
 from chaodipi.view import BidEntry, BidOption, Legal, Phase, TrickRecord, View
 
 __all__ = ["HIDDEN_KINDS", "KITTY_SIZE", "BidRecord", "SeatViews", "Visibility", "seen_by", "visibility"]
@@ -417,8 +417,17 @@ class SeatViews:
             return Legal(fries=tuple(self.possible_fries(seat)), can_pass=True)
         rule = self._follow_rule_now(seat) if fresh and self.current else self.follow_rule(seat)
         if rule is None:
-            leads = tuple(u.cards for u in unit_leads(self.hands[seat], self.trump_order))
-            return Legal(leads=leads, can_throw=True, show_red5=show_red5)
+            choices = LeadChoices(self.hands[seat], self.trump_order)
+            leads = tuple(u.cards for u in choices)
+            # a throw is any cards of one effective suit (RULES §5.1): each suit's cards, two or more, strongest first
+            rank = self.trump_order.strength_position.__getitem__
+            by_suit = choices.suit_counts()
+            groups = tuple(
+                tuple(c for c in sorted(counts, key=rank) for _ in range(counts[c]))
+                for counts in (by_suit.get(suit, {}) for suit in EFFECTIVE_SUITS)
+                if sum(counts.values()) >= 2
+            )
+            return Legal(leads=leads, can_throw=True, throw_groups=groups, show_red5=show_red5)
         follows: list[tuple[Card, ...]] = []
         for play in rule.legal_plays():
             if len(follows) == limit:

@@ -17,6 +17,7 @@ from typing import Any
 
 from chaodipi.cards import Card, points_of
 from chaodipi.levels import Progress, Side, seat_side
+from chaodipi.phrases import Phrase, say
 from chaodipi.rules import RuleSet
 from chaodipi.settlement import LastTrick, Settlement, settle
 from chaodipi.trick import kitty_multiplier
@@ -136,14 +137,14 @@ class HandResult:
     settlement: Settlement
     escapes: tuple[EscapePenalty, ...] = field(default_factory=tuple)  # seats that left (RULES §13)
 
-    def notes(self) -> tuple[str, ...]:
-        """The settlement explained in words, then what each seat that left pays (the ``settled`` event)."""
+    def notes(self) -> tuple[Phrase, ...]:
+        """The settlement explained line by line, then what each seat that left pays (the ``settled`` event)."""
         notes = list(self.settlement.events)
         for e in self.escapes:
             if e.charged:
-                notes.append(f"逃跑: player {e.player} pays {e.penalty} credits")
+                notes.append(say("note.escape_pays", player=e.player, penalty=e.penalty))
             else:
-                notes.append(f"逃跑: player {e.player} left, no penalty")
+                notes.append(say("note.escape_free", player=e.player))
         return tuple(notes)
 
     def outcome(self, before: tuple[Progress, Progress]) -> Outcome:

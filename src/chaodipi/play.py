@@ -9,8 +9,8 @@ and generates every legal play, so the two agree by construction.
 >>> from chaodipi.trump import TrumpOrder
 >>> to = TrumpOrder.of(RuleSet.preset("standard"), Rank.TWO, Suit.SPADES)
 >>> rule = FollowRule(parse_cards("9h 9h Th Th"), parse_cards("3h 3h 4h 4h 7h 7h Kc"), to)
->>> rule.check(parse_cards("3h 3h 7h 7h"))
-'you hold a tractor in hearts and must play it (跟拖拉机)'
+>>> str(rule.check(parse_cards("3h 3h 7h 7h")))
+'you hold a tractor in hearts and must play it (跟拖拉机): 7h 7h 4h 4h 3h 3h'
 >>> [" ".join(map(str, p)) for p in rule.legal_plays()]
 ['4h 4h 3h 3h']
 """
@@ -22,9 +22,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from chaodipi.cards import Card, Rank, format_cards
+from chaodipi.cards import Card, Rank
+from chaodipi.phrases import Phrase, say
 from chaodipi.rules import ThrowFailPlay, TrumpFtkFollow
-from chaodipi.trump import EFFECTIVE_SUITS, TRUMP, TrumpOrder, suit_words
+from chaodipi.trump import EFFECTIVE_SUITS, TRUMP, TrumpOrder
 from chaodipi.units import Format, Unit, UnitKind, count_cards, decompose, ftk_suits, pair_runs
 
 __all__ = [
@@ -229,43 +230,67 @@ class FollowRule:
         return best
 
     # -- the check ----------------------------------------------------------------
-    def check(self, play: Sequence[Card]) -> str | None:
-        """None if ``play`` is a legal follow, else the reason in words."""
+    def check(self, play: Sequence[Card]) -> Phrase | None:
+        """None if ``play`` is a legal follow, else the reason (its English is ``str(reason)``).
+
+        The reason names the cards the follower must include: the led suit's cards when too few
+        were played, the 5·10·K, the highest trumps, the pairs or tractors held.
+        """
         n = self.n
         if len(play) != n:
-            return f"the lead has {n} card{'s' if n != 1 else ''}; you played {len(play)}"
+            return say("follow.count", n=n, played=len(play))
         pc = count_cards(play)
         missing = [c for c, m in pc.items() if self.hand_counts.get(c, 0) < m]
         if missing:
-            return f"{format_cards(missing)} {'is' if len(missing) == 1 else 'are'} not in your hand"
+            return say("follow.not_held", cards=tuple(missing))
         effective = self.trump_order.effective
         suit_part = [c for c in play if effective[c.index] == self.suit]
-        name = suit_words(self.suit, chinese=False)
         if len(suit_part) != self.k:
+            held = tuple(self.suit_cards)
             if self.k == len(self.suit_cards) and self.k < n:
-                return f"you must play all your {name} ({len(self.suit_cards)}) before other cards"
-            return f"you must follow with {self.k} {name}; you played {len(suit_part)}"
+                return say("follow.all_suit", suit=self.suit, held=len(held), cards=held)
+            return say("follow.suit", suit=self.suit, need=self.k, played=len(suit_part), held=len(held), cards=held)
         if self.k == len(self.suit_cards):
             return None
         sc = count_cards(suit_part)
+        fixed = tuple(c for c, m in self.fixed.items() for _ in range(m))
         if self.top_required is not None:
             for c, m in self.fixed.items():
                 if sc.get(c, 0) < m:
-                    return "a trump 5·10·K was led: you must play your trump 5·10·K (逼大主)"
+                    return say("follow.trump_ftk", cards=fixed)
             got = sorted((self.trump_order.order[c.index] for c in suit_part), reverse=True)
             if got != self.top_required:
-                return "a trump 5·10·K was led: you must play your highest trumps (调大主)"
+                return say("follow.top_trumps", cards=self._top_cards())
             return None
         for c, m in self.fixed.items():
             if sc.get(c, 0) < m:
-                return f"you hold a 5·10·K in {name} and must play it (跟5·10·K)"
+                return say("follow.ftk", suit=self.suit, cards=fixed)
         t, p = self._tp(sc)
         if t < self.best[0]:
-            return f"you hold a tractor in {name} and must play it (跟拖拉机)"
+            return say("follow.tractor", suit=self.suit, cards=self._pair_cards())
         if p < self.best[1]:
-            what = "a pair" if self.best[1] == 1 else "pairs"
-            return f"you hold {what} in {name} and must play {'it' if self.best[1] == 1 else 'them'} (跟对)"
+            return say("follow.pairs", suit=self.suit, count=self.best[1], cards=self._pair_cards())
         return None
+
+    def _top_cards(self) -> tuple[Card, ...]:
+        """The trumps a trump 5·10·K lead asks for (调大主): the 5·10·K owed, then the highest."""
+        order = self.trump_order.order
+        need = list(self.top_required or ())
+        rest = sorted(self.suit_cards, key=lambda c: -order[c.index])
+        out: list[Card] = []
+        for c in rest:
+            value = order[c.index]
+            if value in need:
+                need.remove(value)
+                out.append(c)
+        return tuple(out)
+
+    def _pair_cards(self) -> tuple[Card, ...]:
+        """The pairs the follower holds in the led suit, highest first (each card twice)."""
+        order = self.trump_order.order
+        counts = count_cards(self.suit_cards)
+        pairs = sorted((c for c, m in counts.items() if m >= 2), key=lambda c: -order[c.index])
+        return tuple(c for c in pairs for _ in (0, 1))
 
     # -- the generator --------------------------------------------------------------
     def suit_parts(self) -> Iterator[tuple[Card, ...]]:
@@ -352,7 +377,7 @@ class FollowRule:
 
 def check_follow(
     lead: Sequence[Card], hand: Sequence[Card], play: Sequence[Card], trump_order: TrumpOrder
-) -> str | None:
+) -> Phrase | None:
     """None if ``play`` legally follows ``lead`` from ``hand``, else the reason (RULES §6)."""
     return FollowRule(lead, hand, trump_order).check(play)
 

@@ -11,6 +11,11 @@ A record of format 2 stores every hand's deal (:func:`format_deal`), so any prog
 replay it; the seed is then only informative. Format 1 records (no deals) are still
 read: their hands are dealt again from the seed with Python's ``random``.
 
+The seed is written as a JSON integer when it is smaller than 2**53 in size and as its decimal
+digits otherwise (:func:`seed_to_json`): a JavaScript number holds larger whole numbers only
+approximately. :func:`seed_from_json` reads both. :func:`parse_json` reads the JSON of a record
+file (or any JSON document the project reads) and says what is wrong with it in words.
+
 >>> from chaodipi.simulate import simulate_game
 >>> record = game_record(simulate_game(RuleSet.preset("standard"), 1))
 >>> record["format"], record["hands"][0]["deal"][:12]
@@ -28,6 +33,7 @@ chaodipi.record.RecordError: hand 1: deal: not two decks (each card twice): 5h 1
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -43,16 +49,22 @@ from chaodipi.trump import trump_words
 __all__ = [
     "FORMAT",
     "FORMATS",
+    "JSON_SAFE_INT",
     "MAX_ACTIONS_PER_HAND",
+    "MAX_NUMBER_DIGITS",
     "MAX_RECORD_BYTES",
     "SEAT_NAMES",
+    "JSONTextError",
     "RecordError",
     "describe_game",
     "format_deal",
     "game_record",
     "load_record",
     "parse_deal",
+    "parse_json",
     "replay",
+    "seed_from_json",
+    "seed_to_json",
     "unfinished_at",
 ]
 
@@ -66,6 +78,11 @@ SEAT_NAMES = ("南 South", "东 East", "北 North", "西 West")
 MAX_ACTIONS_PER_HAND = 1000
 #: A bound on a record file: a game of MAX_HANDS hands is well under it.
 MAX_RECORD_BYTES = 64 * 1024 * 1024
+#: Whole numbers at least this large in size are written as decimal text: a JavaScript number (a
+#: double) holds every whole number below 2**53 exactly, and larger ones only approximately.
+JSON_SAFE_INT = 2**53
+#: The most digits a number in a JSON document may have (a 64-bit seed has 19 or 20).
+MAX_NUMBER_DIGITS = 100
 
 RECORD_KEYS = ("format", "rules", "seed", "players", "hands", "winner", "levels", "credits")
 HAND_KEYS = ("number", "first_seat", "dealer", "deal", "actions", "result")
@@ -87,6 +104,41 @@ CARD_CODES = {str(c): c for c in Card.ALL}  # the 54 cards as the engine writes 
 
 class RecordError(ValueError):
     """A record that cannot be read or does not replay."""
+
+
+class JSONTextError(ValueError):
+    """A JSON document that cannot be read: not UTF-8, not JSON, or a number too long; the words say where."""
+
+
+def seed_to_json(seed: int) -> int | str:
+    """A seed as JSON carries it: the number below 2**53 in size, else its decimal digits.
+
+    >>> seed_to_json(7), seed_to_json(2479999172460754900), seed_to_json(-(2**53))
+    (7, '2479999172460754900', '-9007199254740992')
+    """
+    return seed if -JSON_SAFE_INT < seed < JSON_SAFE_INT else str(seed)
+
+
+_BIG_DECIMAL = re.compile(rf"-?[1-9][0-9]{{15,{MAX_NUMBER_DIGITS - 1}}}")
+
+
+def seed_from_json(value: object) -> int:
+    """A record's seed as :func:`seed_to_json` writes it: a whole number, or the decimal digits of a
+    seed of 2**53 or more in size (no sign but ``-``, no leading zero); :class:`RecordError` otherwise.
+
+    >>> seed_from_json(5), seed_from_json("2479999172460754900")
+    (5, 2479999172460754900)
+    >>> seed_from_json("12")
+    Traceback (most recent call last):
+    ...
+    chaodipi.record.RecordError: a whole number, not "12" (as text only from 2**53 on: "2479999172460754900")
+    """
+    if _is_int(value):
+        assert isinstance(value, int)
+        return value
+    if isinstance(value, str) and _BIG_DECIMAL.fullmatch(value) and abs(int(value)) >= JSON_SAFE_INT:
+        return int(value)
+    raise RecordError(f'a whole number, not {_brief(value)} (as text only from 2**53 on: "2479999172460754900")')
 
 
 def format_deal(cards: Sequence[Card]) -> str:
@@ -160,7 +212,7 @@ def game_record(game: Game, *, players: list[str] | None = None) -> dict[str, An
     return {
         "format": FORMAT,
         "rules": game.rules.to_spec(),
-        "seed": game.seed,
+        "seed": seed_to_json(game.seed),
         "players": players or ["random"] * 4,
         "hands": [hand_record(i + 1, h) for i, h in enumerate(game.hands)],
         "winner": game.winner,
@@ -170,9 +222,10 @@ def game_record(game: Game, *, players: list[str] | None = None) -> dict[str, An
 
 
 def load_record(path: str | Path) -> Any:
-    """Read a record file: strict UTF-8 JSON (no NaN, no repeated keys), at most MAX_RECORD_BYTES.
+    """Read a record file: UTF-8 JSON (a byte-order mark is skipped; no NaN, no repeated keys, no
+    number of more than MAX_NUMBER_DIGITS digits), at most MAX_RECORD_BYTES.
 
-    Only the reading is checked here; :func:`replay` checks what the document says.
+    Only the reading is checked here (:func:`parse_json`); :func:`replay` checks what the document says.
     """
     try:
         with Path(path).open("rb") as f:
@@ -182,17 +235,88 @@ def load_record(path: str | Path) -> Any:
     if len(raw) > MAX_RECORD_BYTES:
         raise RecordError(f"the file is larger than {MAX_RECORD_BYTES} bytes, more than any game's record")
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise RecordError(f"not UTF-8 text (byte {exc.start}): a record is a JSON document") from None
+        return parse_json(raw, what="a record")
+    except JSONTextError as exc:
+        raise RecordError(str(exc)) from None
+
+
+def parse_json(text: str | bytes, *, what: str = "a JSON document") -> Any:
+    """Read one JSON document strictly, with what is wrong in words (a :class:`JSONTextError`).
+
+    Bytes must be UTF-8; a leading byte-order mark (U+FEFF, which some editors write) is skipped, as
+    RFC 8259 allows. ``NaN`` and ``Infinity``, a key repeated in one object, a number of more than
+    :data:`MAX_NUMBER_DIGITS` digits or too large for a float, and nesting too deep to read are
+    refused. ``what`` names the document in the words (``"a record"``).
+
+    >>> parse_json(b'\\xef\\xbb\\xbf{"seed": 5}')
+    {'seed': 5}
+    >>> parse_json('{"seed":\\n 1' + '0' * 5000 + '}', what="a record")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    chaodipi.record.JSONTextError: not JSON for a record: line 2, column 2: a number of 5001 digits is too long...
+    >>> parse_json('{"a": 1,}')
+    Traceback (most recent call last):
+    ...
+    chaodipi.record.JSONTextError: not JSON: line 1, column 9: Expecting property name enclosed in double quotes
+    """
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise JSONTextError(f"not UTF-8 text (byte {exc.start}): {what} is a JSON document") from None
+    text = text.removeprefix("\ufeff")
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+        return json.loads(
+            text,
+            object_pairs_hook=_unique_keys,
+            parse_constant=_no_constant,
+            parse_int=_json_int,
+            parse_float=_json_float,
+        )
+    except _LongNumber as exc:
+        number, reason = exc.args
+        line, column = _where(text, number)
+        raise JSONTextError(f"not JSON for {what}: line {line}, column {column}: {reason}") from None
     except json.JSONDecodeError as exc:
-        raise RecordError(f"not JSON: {exc}") from None
+        msg = "a second byte-order mark (U+FEFF)" if exc.msg.startswith("Unexpected UTF-8 BOM") else exc.msg
+        raise JSONTextError(f"not JSON: line {exc.lineno}, column {exc.colno}: {msg}") from None
     except RecursionError:
-        raise RecordError("not a record: the JSON is nested too deeply") from None
-    except ValueError as exc:  # a repeated key, NaN, a number too long to read
-        raise RecordError(f"not JSON: {exc}") from None
+        raise JSONTextError(f"not {what}: the JSON is nested too deeply") from None
+    except ValueError as exc:  # a repeated key, NaN
+        raise JSONTextError(f"not JSON: {exc}") from None
+
+
+class _LongNumber(ValueError):
+    """A number that a JSON document of ours may not hold (found by :func:`parse_json`'s hooks):
+    ``args`` are the number as written and what is wrong with it."""
+
+
+def _digits(text: str) -> int:
+    return sum(c.isdigit() for c in text)
+
+
+def _json_int(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_NUMBER_DIGITS:
+        raise _LongNumber(text, f"a number of {digits} digits is too long (at most {MAX_NUMBER_DIGITS} digits)")
+    return int(text)
+
+
+def _json_float(text: str) -> float:
+    digits = _digits(text)
+    if digits > MAX_NUMBER_DIGITS:
+        raise _LongNumber(text, f"a number of {digits} digits is too long (at most {MAX_NUMBER_DIGITS} digits)")
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise _LongNumber(text, f"the number {_cut(text, 40)} is too large")
+    return value
+
+
+def _where(text: str, token: str) -> tuple[int, int]:
+    """The line and column (from 1) of the first number ``token`` in ``text`` (1, 1 if not found)."""
+    found = re.search(rf"(?<![0-9.eE+\-]){re.escape(token)}(?![0-9.eE+\-])", text)
+    at = found.start() if found else 0
+    return text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -224,7 +348,7 @@ def replay(
     of its actions is applied (a replay viewer takes its snapshots there).
     """
     fields, rules, hands = _header(record)
-    game = Game(rules, fields["seed"])
+    game = Game(rules, seed_from_json(fields["seed"]))
     for i, rec in enumerate(hands, 1):
         if game.over:
             raise RecordError(
@@ -288,9 +412,10 @@ def _header(record: object) -> tuple[dict[str, Any], RuleSet, list[Any]]:
         rules = RuleSet.from_spec(spec)
     except (ValueError, TypeError, RecursionError) as exc:
         raise RecordError(f"rules: {_cut(str(exc).removeprefix('rules: '))}") from None
-    seed = record["seed"]
-    if not _is_int(seed):
-        raise RecordError(f"seed: a whole number, not {_brief(seed)}")
+    try:
+        seed_from_json(record["seed"])
+    except RecordError as exc:
+        raise RecordError(f"seed: {exc}") from None
     players = record.get("players", [])
     if "players" in record and not (
         isinstance(players, list) and len(players) == 4 and all(isinstance(p, str) for p in players)
@@ -579,7 +704,7 @@ def describe_hand(number: int, hand: Hand) -> Iterator[str]:
         yield (
             f"   → table 台上: {s.table.value} side; dealer side {s.dealer}, scoring side {s.scoring}"
             + (f"; credits {s.credits}" if s.credits else "")
-            + (f"; {'; '.join(s.events)}" if s.events else "")
+            + (f"; {'; '.join(map(str, s.events))}" if s.events else "")
         )
         for esc in res.escapes:
             yield f"   逃跑: {_seat(esc.player)} left and pays {esc.penalty} credits"

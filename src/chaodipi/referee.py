@@ -338,7 +338,7 @@ def _follow(req: Request) -> dict[str, Any]:
         rest.remove(c)
     rule = FollowRule(_lead_format(lead, trump_order), hand, trump_order)
     reason = rule.check(play)
-    return {"legal": True} if reason is None else {"legal": False, "reason": reason}
+    return {"legal": True} if reason is None else {"legal": False, "reason": str(reason)}
 
 
 def _trick(req: Request) -> dict[str, Any]:

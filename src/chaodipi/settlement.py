@@ -31,6 +31,7 @@ except ImportError:  # pragma: no cover - mypy (a dev dependency) brings mypy_ex
 
 from chaodipi.cards import Card, CardError, Rank, Suit, format_cards, parse_cards
 from chaodipi.levels import FLAG, Progress, SettlementError, Side, format_level, parse_level
+from chaodipi.phrases import Phrase, Value, say
 from chaodipi.rules import JackRule, LevelTable, RuleSet, Shangtian
 from chaodipi.trump import EFFECTIVE_SUITS, TrumpOrder
 from chaodipi.units import ftk_suits
@@ -240,7 +241,7 @@ class Settlement:
     gainer: Side
     nominal_gain: int
     special: SpecialEnding | None = None
-    events: tuple[str, ...] = field(default_factory=tuple)
+    events: tuple[Phrase, ...] = field(default_factory=tuple)
 
     def side(self, side: Side) -> Progress:
         """The progress of one side after the hand."""
@@ -271,11 +272,11 @@ class _Work:
         self.game_winner: Side | None = None
         self.special: SpecialEnding | None = None
         self.shangtian_winner: Side | None = None
-        self.events: list[str] = []
+        self.events: list[Phrase] = []
 
-    def note(self, text: str) -> None:
-        """Add one line to the settlement's explanation (its ``events``)."""
-        self.events.append(text)
+    def note(self, code: str, **values: Value) -> None:
+        """Add one line to the settlement's explanation (its ``events``): the phrase ``code`` with ``values``."""
+        self.events.append(say(code, **values))
 
     def advance(self, side: Side, steps: int, *, may_leave: bool, start: Progress | None = None) -> bool:
         """Advance ``side`` by ``steps`` levels one at a time, stopping at must-play levels (RULES §11.3).
@@ -289,18 +290,18 @@ class _Work:
         if prog.level is None:
             self.prog[side] = prog
             if steps:
-                self.note(f"{side} side is at flag (扛旗) and does not move")
+                self.note("note.flag_still", side=side.value)
             return False
         level, circle = prog.level, prog.circle
         passed = False
         for i in range(steps):
             if rules.is_must_play(level, circle) and not (i == 0 and may_leave):
-                self.note(f"{side} side stops at must-play level {level.symbol} (必打)")
+                self.note("note.must_play", side=side.value, level=level.symbol)
                 break
             if level == Rank.ACE:
                 if circle < rules.circles:
                     circle, level = circle + 1, Rank.TWO  # RULES §11.3: on into the next circle
-                    self.note(f"{side} side passes A into circle {circle}")
+                    self.note("note.next_circle", side=side.value, circle=circle)
                 else:
                     passed = True
                     break
@@ -312,27 +313,27 @@ class _Work:
     def send_to_ace(self, side: Side) -> None:
         """上天: straight to A of the last circle, ignoring must-play stops (a flag side stays at flag)."""
         if self.prog[side].level is None:
-            self.note(f"{side} side is at flag (扛旗) and stays there")
+            self.note("note.flag_stays", side=side.value)
             return
         self.prog[side] = Progress(self.rules.circles, Rank.ACE)
-        self.note(f"{side} side goes straight to A (上天)")
+        self.note("note.to_ace", side=side.value)
 
     def send_to_two(self, side: Side) -> None:
         """入地: back to level 2 of circle 1 (a side at flag is never moved down, RULES §11.5)."""
         if self.prog[side].level is None:
-            self.note(f"{side} side is at flag (扛旗) and is not moved down")
+            self.note("note.flag_not_down", side=side.value)
             return
         self.prog[side] = Progress(1, Rank.TWO)
-        self.note(f"{side} side goes back to 2 (入地)")
+        self.note("note.to_two", side=side.value)
 
     def pass_ace(self) -> None:
         """The dealer side kept the table at A in the last circle: it has passed A (过A, RULES §11.3)."""
         if self.rules.flag:
             self.prog[Side.DEALER] = Progress(self.rules.circles, None)
-            self.note("dealer side passes A and goes to the flag hand (扛旗)")
+            self.note("note.pass_ace_flag")
         else:
             self.game_winner = Side.DEALER
-            self.note("dealer side passes A and wins the game")
+            self.note("note.pass_ace_wins")
 
     def was_at_last_ace(self, side: Side) -> bool:
         """Whether ``side`` stood at A of the last circle before this settlement."""
@@ -407,14 +408,14 @@ def settle(
     w = _Work(rules, dealer, scoring)
     w.table = gainer
     if gainer is Side.DEALER:
-        w.note(f"level table: p = {points} < {threshold}, dealer side keeps the table (保庄), nominal +{gain}")
+        w.note("note.table_keep", points=points, threshold=threshold, gain=gain)
     else:
-        w.note(f"level table: p = {points} ≥ {threshold}, scoring side takes the table (上台), nominal +{gain}")
+        w.note("note.table_take", points=points, threshold=threshold, gain=gain)
 
     if flag_hand:
         _settle_flag_hand(w, points, gain, flag_failures=flag_failures, double_red5=double_red5)
         if last_trick is not None:
-            w.note("no 上天入地 or J到底 in a flag hand: the last trick changes nothing")
+            w.note("note.flag_no_ending")
     elif not (
         _ftk_ending(w, points, gainer, gain, last_trick, trump)
         or _red5_ending(w, gainer, double_red5)
@@ -455,7 +456,7 @@ def _dealer_keeps(w: _Work, points: int, threshold: int, gain: int, *, start: Pr
     if _straight_to_ace(w.rules, points, threshold) and prog.level is not None and prog.level < Rank.ACE:
         # RULES §11.2 institute: p ≤ 0 → straight to A, ignoring must-play stops.
         w.prog[Side.DEALER] = Progress(prog.circle, Rank.ACE)
-        w.note("institute table, p ≤ 0: dealer side goes straight to A")
+        w.note("note.institute_zero")
         return
     if w.advance(Side.DEALER, gain, may_leave=start is None, start=start):
         w.pass_ace()
@@ -473,13 +474,12 @@ def _ftk_ending(
         if not is_pure_ftk(cards, trump, as_lead=as_lead):
             return False
         winner = last_trick.winner
-        how = "抠底" if winner is Side.SCORING else "保底"
-        w.note(f"上天入地: {winner} side won the last trick with a pure 5·10·K ({how})")
+        w.note("note.ftk_last", winner=winner.value)
     else:
         if last_trick.winner is not Side.SCORING or not contains_ftk(cards, trump, as_lead=as_lead):
             return False
         winner = Side.SCORING
-        w.note("上天入地: scoring side kou-di with a 5·10·K (抠底)")
+        w.note("note.ftk_koudi")
     w.special = SpecialEnding.SHANGTIAN_FTK
     w.shangtian_winner = winner
     if rules.shangtian == Shangtian.CONTEST:
@@ -489,7 +489,7 @@ def _ftk_ending(
         if gainer is Side.SCORING:
             w.advance(Side.SCORING, gain, may_leave=False)
         else:
-            w.note("dealer side keeps the table from level 2")
+            w.note("note.keep_from_two")
             _dealer_keeps(w, points, NORMAL_THRESHOLD, gain, start=w.prog[Side.DEALER])
         return True
     _heaven_and_earth(w, winner)
@@ -511,8 +511,7 @@ def _red5_ending(w: _Work, gainer: Side, double_red5: Side | None) -> bool:
     if double_red5 is None or not w.rules.double_red5:
         return False
     winner = gainer  # the bidding side wins big if it wins the hand, else the other side does
-    result = "wins" if double_red5 is gainer else "loses"
-    w.note(f"上天入地: the {double_red5} side bid 5h 5h and {result} the hand")
+    w.note("note.red5_won" if double_red5 is gainer else "note.red5_lost", side=double_red5.value)
     w.special = SpecialEnding.SHANGTIAN_RED5
     w.shangtian_winner = winner
     _heaven_and_earth(w, winner)
@@ -537,7 +536,7 @@ def _jack_ending(w: _Work, gainer: Side, gain: int, last_trick: LastTrick | None
         else:
             return False
         w.special = SpecialEnding.JACK
-        w.note(f"J到底: scoring side won the last trick with {format_cards(cards)}; dealer side drops to {drop.symbol}")
+        w.note("note.jack_last", cards=tuple(cards), drop=drop.symbol)
         w.prog[Side.DEALER] = Progress(circle, drop)
         w.advance(Side.SCORING, gain, may_leave=False)
         return True
@@ -549,15 +548,15 @@ def _jack_ending(w: _Work, gainer: Side, gain: int, last_trick: LastTrick | None
     else:
         return False
     w.special = SpecialEnding.JACK
-    w.note(f"J到底: scoring side kou-di with {format_cards(cards)}; dealer side goes back to {drop.symbol}")
+    w.note("note.jack_koudi", cards=tuple(cards), drop=drop.symbol)
     w.prog[Side.DEALER] = Progress(circle, drop)
     if gainer is Side.SCORING:
         w.advance(Side.SCORING, gain, may_leave=False)
     elif drop == Rank.TWO:
-        w.note("dealer side keeps the table from level 2")
+        w.note("note.keep_from_two")
         w.advance(Side.DEALER, gain, may_leave=False)
     else:
-        w.note("dealer side keeps the table and plays J")
+        w.note("note.keep_plays_j")
     return True
 
 
@@ -566,27 +565,27 @@ def _settle_flag_hand(w: _Work, points: int, gain: int, *, flag_failures: int, d
     rules = w.rules
     if w.table is Side.DEALER:
         w.game_winner = Side.DEALER
-        w.note("flag side wins its flag hand (扛旗) and the game")
+        w.note("note.flag_won")
         return
-    w.note("flag side fails its flag hand (扛旗)")
+    w.note("note.flag_failed")
     if double_red5 is Side.SCORING and rules.double_red5:
         w.special = SpecialEnding.SHANGTIAN_RED5
         w.shangtian_winner = Side.SCORING
-        w.note("上天入地: scoring side showed 5h 5h; flag side back to A")
+        w.note("note.flag_red5")
         w.prog[Side.DEALER] = Progress(rules.circles, Rank.ACE)
         if w.was_at_last_ace(Side.SCORING):
             w.prog[Side.SCORING] = Progress(rules.circles, None)
-            w.note("scoring side was at A and goes to the flag hand (扛旗)")
+            w.note("note.scoring_to_flag")
         else:
             w.send_to_ace(Side.SCORING)
         return
     if double_red5 is not None and rules.double_red5:
-        w.note("a 5h 5h shown by the flag side changes nothing")
+        w.note("note.flag_red5_nothing")
     w.advance(Side.SCORING, gain, may_leave=False)
     limit = rules.flag_fail_limit
     if limit is not None and flag_failures + 1 >= limit:
         w.prog[Side.DEALER] = Progress(rules.circles, Rank.ACE)
-        w.note(f"flag side lost {flag_failures + 1} flag hands in a row and goes back to A")
+        w.note("note.flag_back", count=flag_failures + 1)
 
 
 def _credits(w: _Work, gainer: Side, gain: int) -> tuple[int, int] | None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from chaodipi.cards import Card, Rank, points_of
+from chaodipi.phrases import say
 from chaodipi.rules import KittyMultiplier
 from chaodipi.trump import TRUMP, TrumpOrder
 from chaodipi.units import Format, PlayError, Unit, UnitKind, count_cards, decompose, ftk_suits, pair_runs
@@ -207,12 +208,12 @@ def resolve_trick(plays: Sequence[Sequence[Card]], trump_order: TrumpOrder, lead
 def trick_state(plays: Sequence[Sequence[Card]], trump_order: TrumpOrder, lead: Format | None = None) -> TrickState:
     """The state of a trick after ``plays`` (``plays[0]`` is the lead), each checked to have the lead's size."""
     if not plays:
-        raise PlayError("a trick needs at least the lead")
+        raise PlayError(say("trick.no_lead"))
     fmt = lead if lead is not None else decompose(plays[0], trump_order, lead=True)
     n = fmt.size
     for i, p in enumerate(plays[1:], 1):
         if len(p) != n:
-            raise PlayError(f"play {i} has {len(p)} cards; the lead has {n}")
+            raise PlayError(say("trick.sizes", play=i, n=len(p), lead=n))
     state = TrickState(fmt, trump_order)
     for p in plays[1:]:
         state.add(p)

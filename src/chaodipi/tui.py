@@ -350,7 +350,7 @@ class TerminalGame:
         if s.special is not None:
             self.write(Text(f"  special ending 特殊结局: {SPECIAL_WORDS[s.special]}", style="bold magenta"))
         for note in s.events:
-            self.write(f"    · {_seat_words(note)}")
+            self.write(f"    · {_seat_words(str(note))}")
         for t in (0, 1):
             self.write(f"  level 级 {TEAMS[t]}: {before[t].level_text} → {g.progress[t].level_text}")
         if self.rules.credits:

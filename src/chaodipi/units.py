@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from chaodipi.cards import Card, Rank, Suit, format_cards
+from chaodipi.phrases import PhrasedError, say
 from chaodipi.trump import FIVE_HEARTS, TRUMP, TrumpOrder
 
 __all__ = [
@@ -34,8 +35,8 @@ __all__ = [
 ]
 
 
-class PlayError(ValueError):
-    """Cards that do not make a valid lead or play."""
+class PlayError(PhrasedError):
+    """Cards that do not make a valid lead or play (``phrase``: the reason as data)."""
 
 
 class UnitKind(StrEnum):
@@ -228,7 +229,7 @@ def decompose(cards: Sequence[Card], trump_order: TrumpOrder, *, lead: bool = Tr
     use 5h in a heart FTK under ``heart5_in_ftk``, RULES §4.2).
     """
     if not cards:
-        raise PlayError("no cards")
+        raise PlayError(say("play.empty"))
     key = (lead, tuple(c.index for c in cards))
     cache = trump_order.format_cache
     found = cache.get(key)
@@ -239,7 +240,7 @@ def decompose(cards: Sequence[Card], trump_order: TrumpOrder, *, lead: bool = Tr
             found = exc
         _keep(cache, key, found)
     if isinstance(found, PlayError):
-        raise type(found)(*found.args)
+        raise type(found)(found.phrase or str(found))
     assert isinstance(found, Format)
     return found
 
@@ -277,7 +278,7 @@ def _decompose(cards: Sequence[Card], trump_order: TrumpOrder, lead: bool) -> Fo
             h5_as_heart = True
             suit = "h"
         else:
-            raise PlayError(f"{format_cards(cards)} mixes effective suits: {', '.join(sorted(suits))}")
+            raise PlayError(say("lead.mixed", cards=tuple(cards), suits=tuple(sorted(suits))))
     else:
         suit = suits.pop()
     counts = count_cards(cards)
@@ -318,7 +319,7 @@ def _decompose(cards: Sequence[Card], trump_order: TrumpOrder, lead: bool) -> Fo
     pair_units = [Unit(UnitKind.PAIR, (c, c), suit, order[c.index]) for c in rest if counts[c] == 2]
     single_units = [Unit(UnitKind.SINGLE, (c,), suit, order[c.index]) for c in rest if counts[c] == 1]
     if h5_as_heart and any(FIVE_HEARTS in u.cards for u in pair_units + single_units):
-        raise PlayError("5h may be led with hearts only inside a heart 5·10·K (红心5下放)")
+        raise PlayError(say("lead.red5"))
     units.extend(pair_units)
     units.extend(single_units)
     return Format(suit, tuple(units))

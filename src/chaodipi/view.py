@@ -24,6 +24,7 @@ from typing import Any
 from chaodipi.cards import Card, CardError, Rank, Suit, format_cards, parse_cards
 from chaodipi.levels import Progress, SettlementError, Side, seat_side
 from chaodipi.log import Action, ActionError, Event, is_seat
+from chaodipi.phrases import Phrase, notes_from_json, notes_to_json
 from chaodipi.rules import RuleError, RuleSet
 from chaodipi.settlement import NORMAL_THRESHOLD
 from chaodipi.trump import TrumpOrder
@@ -182,8 +183,10 @@ class Legal:
 
     ``bids``: bids during the deal and countdown; ``fries`` and ``can_pass``: when asked to fry;
     ``bury``: how many cards to bury (0: none); ``leads`` (every single unit; ``can_throw``: several
-    units of one suit may be led together); ``follows`` (capped, ``more_follows`` when there are
-    more); ``show_red5``: 5h 5h may be shown against a flag hand.
+    units of one suit may be led together; ``throw_groups``: the seat's cards of each effective suit
+    that holds two or more, trumps one group: any cards of one group may be led together, as a throw);
+    ``follows`` (capped, ``more_follows`` when there are more); ``show_red5``: 5h 5h may be shown
+    against a flag hand.
     """
 
     bids: tuple[BidOption, ...] = ()
@@ -192,6 +195,7 @@ class Legal:
     bury: int = 0
     leads: tuple[tuple[Card, ...], ...] = ()
     can_throw: bool = False
+    throw_groups: tuple[tuple[Card, ...], ...] = ()
     follows: tuple[tuple[Card, ...], ...] = ()
     more_follows: bool = False
     show_red5: bool = False
@@ -229,6 +233,8 @@ class Legal:
             out["leads"] = [_cards_json(p) for p in self.leads]
         if self.can_throw:
             out["throws"] = True
+        if self.throw_groups:
+            out["throw_groups"] = [_cards_json(g) for g in self.throw_groups]
         if self.follows:
             out["follows"] = [_cards_json(p) for p in self.follows]
         if self.more_follows:
@@ -249,6 +255,7 @@ class Legal:
             bury=int(obj.get("bury", 0)),
             leads=tuple(_read_cards(p) for p in obj.get("leads", [])),
             can_throw=bool(obj.get("throws", False)),
+            throw_groups=tuple(_read_cards(g) for g in obj.get("throw_groups", [])),
             follows=tuple(_read_cards(p) for p in obj.get("follows", [])),
             more_follows=bool(obj.get("more", False)),
             show_red5=bool(obj.get("show_red5", False)),
@@ -270,7 +277,7 @@ class Outcome:
     side that is dealer side next hand, ``next_hand`` ``normal`` or ``flag``, ``game_winner`` the
     side that won the game, if the hand ended it. ``credits`` (dealer side, scoring side) with the
     credits option. ``escapes``: (seat, credits it pays) for each seat that left (逃跑, RULES §13).
-    ``notes``: the settlement in words (the ``settled`` event's detail, line by line).
+    ``notes``: the settlement line by line (the ``settled`` event's notes).
     """
 
     points: int
@@ -290,7 +297,7 @@ class Outcome:
     game_winner: Side | None
     credits: tuple[int, int] | None
     escapes: tuple[tuple[int, int], ...] = ()
-    notes: tuple[str, ...] = ()
+    notes: tuple[Phrase, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The wire form (``view.result`` in docs/protocol.md)."""
@@ -312,7 +319,7 @@ class Outcome:
             "game_winner": None if self.game_winner is None else self.game_winner.value,
             "credits": None if self.credits is None else {"dealer": self.credits[0], "scoring": self.credits[1]},
             "escapes": [{"player": p, "penalty": n} for p, n in self.escapes],
-            "notes": list(self.notes),
+            **notes_to_json(self.notes),
         }
 
     @classmethod
@@ -339,7 +346,7 @@ class Outcome:
                 game_winner=None if winner is None else Side(winner),
                 credits=None if credits is None else (int(credits["dealer"]), int(credits["scoring"])),
                 escapes=tuple((int(e["player"]), int(e["penalty"])) for e in obj["escapes"]),
-                notes=tuple(str(n) for n in obj["notes"]),
+                notes=notes_from_json(obj),
             )
         except (KeyError, TypeError, ValueError, SettlementError) as exc:
             raise ActionError(f"not a hand's outcome: {exc}") from None

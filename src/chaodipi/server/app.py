@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -38,15 +37,16 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.gzip import GZipMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
-from chaodipi.record import RecordError
+from chaodipi.record import JSONTextError, RecordError, parse_json
 from chaodipi.rules import PRESET_NAMES, RuleSet
 from chaodipi.server.bots import BOT_NAMES
 from chaodipi.server.config import ServerConfig
+from chaodipi.server.protocol import ProtocolError, lobby_seed, not_unicode
 from chaodipi.server.replay import MAX_RECORD_BYTES, replay_frames
 from chaodipi.server.seats import SeatState
 from chaodipi.server.store import DEFAULT_URL, StoreError, TableStatus, UnknownTableError
@@ -70,27 +70,29 @@ def _error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-def _not_json(constant: str) -> Any:
-    raise ValueError(f"{constant} is not JSON")
-
-
-async def _body(request: Request, limit: int = MAX_BODY) -> dict[str, Any]:
+async def _body(request: Request, limit: int = MAX_BODY, what: str = "a lobby request") -> dict[str, Any]:
     length = request.headers.get("content-length")
     if length is not None and (not length.isdigit() or int(length) > limit):
         raise TableError(f"a request body is at most {limit} bytes", 413)
     raw = b""
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > limit:
-            raise TableError(f"a request body is at most {limit} bytes", 413)
+    try:
+        async for chunk in request.stream():
+            raw += chunk
+            if len(raw) > limit:
+                raise TableError(f"a request body is at most {limit} bytes", 413)
+    except ClientDisconnect:  # the client went (or ran out of time, serve.py) before its body was all in
+        raise TableError("the request body did not all arrive", 400) from None
     if not raw:
         return {}
     try:
-        body = json.loads(raw, parse_constant=_not_json)
-    except (ValueError, RecursionError) as exc:
-        raise TableError(f"the body is not JSON: {exc}", 400) from None
+        body = parse_json(raw, what=what)  # UTF-8 (a byte-order mark skipped), no NaN, no repeated key
+    except JSONTextError as exc:
+        raise TableError(f"the body is {exc}", 400) from None
     if not isinstance(body, dict):
         raise TableError("the body is a JSON object", 400)
+    bad = not_unicode(body, "the body")
+    if bad is not None:  # a reply that echoed it could not be sent
+        raise TableError(bad, 400)
     return body
 
 
@@ -193,8 +195,14 @@ async def list_tables(request: Request, server: Server) -> Response:
 
 
 async def create_table(request: Request, server: Server) -> Response:
-    """``POST /api/tables``: a new table (201 with its summary)."""
-    table = await server.create_table(await _body(request))
+    """``POST /api/tables``: a new table (201 with its summary); the seed may come as decimal text."""
+    body = await _body(request)
+    if body.get("seed") is not None:
+        try:
+            body["seed"] = lobby_seed(body["seed"])
+        except ProtocolError as exc:
+            raise TableError(str(exc), 400) from None
+    table = await server.create_table(body)
     return JSONResponse(await table.call(table.summary), status_code=201)
 
 
@@ -265,7 +273,7 @@ async def game_replay(request: Request, server: Server) -> Response:
 
 async def upload_replay(request: Request, server: Server) -> Response:
     """``POST /api/replay``: any finished game's record (``chaodipi-record/1`` or ``/2``), frame by frame."""
-    return await _frames(await _body(request, MAX_RECORD_BYTES))
+    return await _frames(await _body(request, MAX_RECORD_BYTES, "a record"))
 
 
 PAGE_HEADERS = {

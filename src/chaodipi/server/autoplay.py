@@ -4,6 +4,12 @@ RULES §13: a player whose decision runs out goes into 托管, and the rules bot
 until the player acts again or turns it off. Bot seats (and seats left in a game, 逃跑) are
 played by their bot after a short delay, so that people can follow; the search bot thinks in a
 process pool while the table goes on.
+
+After a trick is won the next lead waits ``trick_pause_ms`` (:attr:`ServerConfig.trick_pause_ms
+<chaodipi.server.config.ServerConfig.trick_pause_ms>`), so that everyone sees the finished trick
+and who took it: a bot leads no sooner (the pause stands in for its delay when longer), and the
+leader's deadline is moved on by the pause, so that the rules' time limit is whole once it is
+over. A person may lead during the pause. The pause is pacing only: it is in no record.
 """
 
 from __future__ import annotations
@@ -11,10 +17,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import timedelta
 from typing import Any, TypeVar
 
-from chaodipi.hand import DecisionKind, Hand
+from chaodipi.hand import DecisionKind, Hand, Pending
 from chaodipi.log import Action, IllegalActionError
 from chaodipi.server.bots import BOT_NAMES, BotRunner, bot_seed
 from chaodipi.server.clock import Clock, Deadline
@@ -68,6 +75,8 @@ class AutoPlay:
     thinking: dict[int, tuple[Any, ...]]
     asked_in_countdown: dict[int, int]
     missed: dict[int, int]  # seat → decisions it missed in a row (RULES §13)
+    #: The lead after a finished trick: its decision's key and when the trick's pause ends (None: no pause).
+    trick_pause: tuple[tuple[int, int, str], float] | None = None
 
     # -- what the bots ask of the table (Table does it) ---------------------------------------------
     def _hand(self) -> Hand | None:
@@ -207,7 +216,22 @@ class AutoPlay:
                     del self.bot_due[seat]
                 continue
             if self.bot_due.get(seat, (0.0, None))[1] != key:
-                self.bot_due[seat] = (self.clock.now() + self.config.bot_delay_ms / 1000, key)
+                due = self.clock.now() + self.config.bot_delay_ms / 1000
+                self.bot_due[seat] = (max(due, self._pause_end(seat, hand)), key)
+
+    def _pause_end(self, seat: int, hand: Hand) -> float:
+        """When the pause after a finished trick ends, if ``seat`` leads the next one (else 0: no pause)."""
+        pending = hand.pending()
+        if self.trick_pause is None or pending is None or pending.seat != seat:
+            return 0.0
+        key, end = self.trick_pause
+        return end if key == (self.hand_number, pending.number, pending.kind.value) else 0.0
+
+    def _trick_pause_s(self, hand: Hand, pending: Pending) -> float:
+        """The pause before ``pending`` in seconds: the trick pause when it is the lead right after a trick, else 0."""
+        if pending.kind is not DecisionKind.PLAY or hand.current or not hand.tricks:
+            return 0.0
+        return max(0, self.config.trick_pause_ms) / 1000
 
     def _next_deadline(self) -> Deadline | None:
         """The deadline of the decision the hand waits for now (the engine's :meth:`Hand.pending`)."""
@@ -218,7 +242,14 @@ class AutoPlay:
         key = (self.hand_number, pending.number, pending.kind.value)
         if self.deadline is not None and self.deadline.key == key:
             return self.deadline
-        return Deadline.start(pending.kind.value, pending.seat, self.limit(pending.seconds), self.clock, key=key)
+        deadline = Deadline.start(pending.kind.value, pending.seat, self.limit(pending.seconds), self.clock, key=key)
+        assert hand is not None
+        pause = self._trick_pause_s(hand, pending)
+        if pause <= 0:
+            return deadline
+        # the lead after a trick: the decision's time starts once the trick's pause is over (its limit stays whole)
+        self.trick_pause = (key, self.clock.now() + pause)
+        return replace(deadline, due=deadline.due + pause, at=deadline.at + timedelta(seconds=pause))
 
     def limit(self, seconds: int) -> float:
         """A decision's time limit in seconds: the rules' times the server's time scale."""

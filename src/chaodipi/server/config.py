@@ -24,6 +24,11 @@ class ServerConfig:
     send_queue: int = 256  # messages waiting for a slow client before it is dropped
     hello_timeout_s: float = 10.0
     bot_workers: int = 2
+    # ``chaodipi serve``'s HTTP limits (server/serve.py): a slow client cannot hold a connection for ever
+    head_timeout_s: float = 10.0  # a request's line and headers arrive within this
+    body_timeout_s: float = 30.0  # … and its body within this after them
+    max_connections: int = 1000  # open at once, HTTP and WebSocket together (never above the open-file limit)
+    trick_pause_ms: int = 1500  # a finished trick stays in the middle before the next lead (bots wait for it)
 
 
 @dataclass(slots=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from chaodipi.phrases import Phrase
 from chaodipi.server.protocol import dumps
 from chaodipi.view import TEAMS
 
@@ -68,7 +69,8 @@ class TableState:
 class Welcome(_Sent):
     """The answer to a ``hello``: the table, the seat, the rules, the seats and their teams, the table's state.
 
-    ``teams`` (the engine's :data:`~chaodipi.view.TEAMS`) lets a client colour the seats before any hand's view.
+    ``teams`` (the engine's :data:`~chaodipi.view.TEAMS`) lets a client colour the seats before any hand's view;
+    ``pace`` is the server's pacing in milliseconds (``deal_ms``, ``bot_delay_ms``, ``trick_pause_ms``), when given.
     """
 
     table: int
@@ -80,6 +82,7 @@ class Welcome(_Sent):
     seats: list[dict[str, Any] | None]
     state: TableState
     teams: tuple[int, ...] = TEAMS
+    pace: dict[str, int] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """``{"type": "welcome", "table", "name", "seat", "seq", "rules", "status", "resumed", "seats", …}``."""
@@ -95,6 +98,8 @@ class Welcome(_Sent):
             "seats": self.seats,
             "teams": list(self.teams),
         }
+        if self.pace is not None:
+            out["pace"] = dict(self.pace)
         out.update(self.state.to_json())
         return out
 
@@ -153,18 +158,23 @@ class Pong(_Sent):
 
 @dataclass(frozen=True, slots=True)
 class ErrorReply(_Sent):
-    """A refused message: the table's sequence number, a code and the reason in words, and the message's ``id``."""
+    """A refused message: the table's sequence number, a code and the reason in words, the message's ``id``,
+    and for an action the rules refuse, the ``reason`` as data (a :class:`~chaodipi.phrases.Phrase`)."""
 
     seq: int
     code: str
     message: str
     ref: str | None = None
+    reason: Phrase | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """``{"type": "error", "seq", "code", "message"}``, with ``id`` when the message had one."""
+        """``{"type": "error", "seq", "code", "message"}``, with ``id`` when the message had one and
+        ``reason`` (``{"code": "follow.suit", "suit": "h", …}``) when the engine gave one."""
         out: dict[str, Any] = {"type": "error", "seq": self.seq, "code": self.code, "message": self.message}
         if self.ref is not None:
             out["id"] = self.ref
+        if self.reason is not None:
+            out["reason"] = self.reason.to_json()
         return out
 
 

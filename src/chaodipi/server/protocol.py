@@ -10,7 +10,13 @@ implementation on the server side. A client message is one JSON object with a ``
 ``again``   start the next game once one is over;  ``ping``: a keep-alive.
 
 Anything else, or a message of the wrong shape, is refused with a :class:`ProtocolError`
-that says in words what is wrong; the connection stays open and nothing changes.
+that says in words what is wrong; the connection stays open and nothing changes. Text that is
+not valid Unicode (a lone surrogate such as ``"\\ud800"``, which JSON can spell but UTF-8 cannot
+carry back) is refused too, wherever it is in the message, so nothing the server echoes can fail
+to be sent.
+
+Seeds travel as :func:`~chaodipi.record.seed_to_json` writes them (a number below 2**53 in size,
+else its decimal digits as text); :func:`lobby_seed` reads the seed of ``POST /api/tables``.
 
 >>> parse_client('{"type": "act", "seq": 4, "action": {"a": "pass"}}', seat=2)
 Act(seq=4, action=Action(kind=<ActionKind.PASS: 'pass'>, player=2, cards=(), choose=None, at=None), ref=None)
@@ -23,13 +29,17 @@ chaodipi.server.protocol.ProtocolError: you sit in seat 2, not seat 1
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from chaodipi.log import Action, ActionError, ActionKind
+from chaodipi.record import JSON_SAFE_INT
 
 __all__ = [
     "MAX_MESSAGE_BYTES",
+    "SEED_MAX",
+    "SEED_MIN",
     "Act",
     "Again",
     "Auto",
@@ -41,6 +51,8 @@ __all__ = [
     "Ready",
     "dumps",
     "loads",
+    "lobby_seed",
+    "not_unicode",
     "parse_client",
     "parse_hello",
 ]
@@ -51,6 +63,11 @@ MAX_MESSAGE_BYTES = 4096
 MAX_REF = 64
 #: Sequence numbers, hand numbers and event counts are whole numbers below this.
 MAX_NUMBER = 2**31
+#: A table's seed fits 64 bits, signed (the store's BIGINT column).
+SEED_MIN, SEED_MAX = -(2**63), 2**63 - 1
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SEED_TEXT = re.compile(r"-?[0-9]{1,19}")
 
 
 class ProtocolError(ValueError):
@@ -137,7 +154,35 @@ def loads(text: str | bytes) -> dict[str, Any]:
         raise ProtocolError(f"not JSON: {exc}") from None
     if not isinstance(obj, dict):
         raise ProtocolError(f"a message is a JSON object with a type, not {type(obj).__name__}")
+    bad = not_unicode(obj)
+    if bad is not None:
+        raise ProtocolError(bad)
     return obj
+
+
+def not_unicode(obj: object, what: str = "the message") -> str | None:
+    """What in a parsed JSON value is not valid Unicode text (a lone surrogate), in words; None if nothing.
+
+    Such text cannot be written as UTF-8, so a reply that echoed it could not be sent.
+
+    >>> not_unicode({"type": "ping", "id": "\\ud800"})
+    "'id' is not valid Unicode text: it holds a lone surrogate (\\\\ud800)"
+    """
+    stack: list[tuple[object, str]] = [(obj, what)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            found = _SURROGATE.search(item)
+            if found:
+                return f"{where} is not valid Unicode text: it holds a lone surrogate ({ascii(found.group())[1:-1]})"
+        elif isinstance(item, dict):
+            for key, value in item.items():
+                name = ascii(key)[1:-1] if _SURROGATE.search(key) else key
+                stack.append((key, f"a key of {where}"))
+                stack.append((value, f"'{name}'"))
+        elif isinstance(item, list):
+            stack.extend((value, f"{where}[{n}]") for n, value in enumerate(item))
+    return None
 
 
 def _number(obj: dict[str, Any], key: str, *, required: bool) -> int | None:
@@ -162,6 +207,8 @@ def _ref(obj: dict[str, Any]) -> str | None:
 
 def _show(value: object) -> str:
     text = json.dumps(value, ensure_ascii=False) if not isinstance(value, float) or value == value else "NaN"
+    if _SURROGATE.search(text):
+        text = json.dumps(value)  # escaped: a reply holding a lone surrogate could not be sent
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -247,6 +294,37 @@ def _parse_object(obj: dict[str, Any], seat: int) -> ClientMessage:
         raise ProtocolError("this connection has already said hello")
     raise ProtocolError(
         f"unknown message type {_show(kind)}; the types are act, auto, leave, again, ready, ping", "unknown_type"
+    )
+
+
+def lobby_seed(value: object) -> int:
+    """The ``seed`` of ``POST /api/tables``: a JSON integer below 2**53 in size, or the decimal digits
+    of any 64-bit seed as text (``"2479999172460754900"``); a :class:`ProtocolError` in words otherwise.
+
+    A larger JSON integer is refused: a JavaScript client would already have rounded it.
+
+    >>> lobby_seed(7), lobby_seed("2479999172460754900"), lobby_seed("-12")
+    (7, 2479999172460754900, -12)
+    >>> lobby_seed(2479999172460754900)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    chaodipi.server.protocol.ProtocolError: 'seed' 2479999172460754900 is too large to travel as a JSON number...
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not -JSON_SAFE_INT < value < JSON_SAFE_INT:
+            raise ProtocolError(
+                f"'seed' {value} is too large to travel as a JSON number (it may have been rounded on the way): "
+                f'send it as text, "{value}"'
+            )
+        return value
+    if isinstance(value, str) and _SEED_TEXT.fullmatch(value):
+        seed = int(value)
+        if SEED_MIN <= seed <= SEED_MAX:
+            return seed
+        raise ProtocolError(f"'seed' must fit 64 bits ({SEED_MIN}..{SEED_MAX}), not {value}")
+    raise ProtocolError(
+        "'seed' is a whole number that fits 64 bits: a JSON integer below 2**53 in size, or its decimal digits "
+        f'as text ("2479999172460754900"), not {_show(value)}'
     )
 
 

@@ -18,6 +18,9 @@ The answer (docs/protocol.md, "Replays")::
                 "log": [event, ...], "result": {...} or "redeal",
                 "frames": [{"step": "bidding", "action": 31, "events": 40, "trick": 0,
                             "views": [view0, view1, view2, view3]}, ...]}]}
+
+``seed`` is a number below 2**53 in size and its decimal digits as text otherwise
+(:func:`~chaodipi.record.seed_to_json`): the browser reads JSON numbers as doubles.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from typing import Any
 
 from chaodipi.hand import Action, Hand, Phase
 from chaodipi.log import ActionKind
-from chaodipi.record import replay
+from chaodipi.record import replay, seed_to_json
 
 __all__ = ["MAX_RECORD_BYTES", "replay_frames"]
 
@@ -109,7 +112,7 @@ def replay_frames(record: object) -> dict[str, Any]:
         "players": record.get("players") or [f"seat {n}" for n in range(4)],
         "rules": game.rules.to_spec(),
         "room": game.rules.name,
-        "seed": record["seed"],
+        "seed": seed_to_json(game.seed),
         "winner": game.winner,
         "levels": [p.to_json() for p in game.progress],
         "credits": list(game.credits) if game.rules.credits else None,

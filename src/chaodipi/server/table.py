@@ -336,6 +336,11 @@ class Table(AutoPlay):
             resume,
             self._seats_json(),
             self._state_message(seat, peer),
+            pace={
+                "deal_ms": self.config.deal_ms,
+                "bot_delay_ms": self.config.bot_delay_ms,
+                "trick_pause_ms": self.config.trick_pause_ms,
+            },
         )
         peer.send(welcome.text())
         if not was_connected:
@@ -393,7 +398,7 @@ class Table(AutoPlay):
         try:
             await self._accept(message.action, arrived)
         except IllegalActionError as exc:
-            peer.send(ErrorReply(self.seq, "illegal", str(exc), ref).text())
+            peer.send(ErrorReply(self.seq, "illegal", str(exc), ref, exc.phrase).text())
             self._schedule()
 
     # -- accepting an action: check, apply, store, then tell ---------------------------------------

@@ -3,6 +3,11 @@
 A connection says hello with its seat's token, then sends client messages that are checked for
 shape here (:func:`~chaodipi.server.protocol.parse_client`) and for legality by the table's engine;
 every message is rate-limited, and a client that does not read what it is sent is dropped.
+
+Every message the server cannot send ends in a log line and, while the socket is open, a close
+code: a message that cannot be written as UTF-8 text (a bug: the protocol refuses text that is not
+valid Unicode before anything could echo it) closes with :data:`CLOSE_UNSENDABLE` (1011); a client
+that is gone while a message is written is logged and forgotten.
 """
 
 from __future__ import annotations
@@ -24,7 +29,15 @@ from chaodipi.server.protocol import (
 from chaodipi.server.table import Table, TableError
 from chaodipi.server.tables import Server
 
-__all__ = ["CLOSE_BAD_HELLO", "CLOSE_TOO_FAST", "CLOSE_TOO_LARGE", "CLOSE_TOO_SLOW", "Connection", "table_socket"]
+__all__ = [
+    "CLOSE_BAD_HELLO",
+    "CLOSE_TOO_FAST",
+    "CLOSE_TOO_LARGE",
+    "CLOSE_TOO_SLOW",
+    "CLOSE_UNSENDABLE",
+    "Connection",
+    "table_socket",
+]
 
 log = logging.getLogger("chaodipi.server")
 
@@ -32,6 +45,7 @@ CLOSE_BAD_HELLO = 4400
 CLOSE_TOO_FAST = 4429
 CLOSE_TOO_SLOW = 4408  # the client did not read its messages
 CLOSE_TOO_LARGE = 1009
+CLOSE_UNSENDABLE = 1011  # the server could not send a message (an internal error): reconnect
 
 
 # -- WebSocket --------------------------------------------------------------------------------------
@@ -102,7 +116,11 @@ class Connection:
         return True
 
     async def pump(self) -> None:
-        """The sender task: write queued messages in order; close when told to."""
+        """The sender task: write queued messages in order; close when told to.
+
+        A message that cannot be written as UTF-8 closes the connection with :data:`CLOSE_UNSENDABLE`;
+        a client gone while a message is written is forgotten. Both are logged.
+        """
         ws = self.websocket
         while True:
             item = await self.outbox.get()
@@ -113,9 +131,31 @@ class Connection:
                 return
             try:
                 await ws.send_text(item)
-            except Exception:
-                self.closed = True
+            except UnicodeEncodeError as exc:
+                log.error(
+                    "seat %s: a message cannot be sent (not UTF-8 text: %s at character %d of %a); closing %d",
+                    self._seat,
+                    exc.reason,
+                    exc.start,
+                    item[:120],
+                    CLOSE_UNSENDABLE,
+                )
+                self._end()
+                if ws.application_state is WebSocketState.CONNECTED:
+                    with contextlib.suppress(Exception):
+                        await ws.close(CLOSE_UNSENDABLE, "the server could not send a message")
                 return
+            except Exception as exc:  # the client is gone (a reset connection, a close that crossed this send)
+                log.info("seat %s: a message was not sent, the client is gone (%s)", self._seat, type(exc).__name__)
+                self._end()
+                return
+
+    def _end(self) -> None:
+        """No more messages: what is queued is dropped."""
+        self.closed = True
+        self.ready.set()
+        while not self.outbox.empty():
+            self.outbox.get_nowait()
 
 
 async def _receive(websocket: WebSocket) -> str | None:

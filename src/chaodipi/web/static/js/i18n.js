@@ -2,8 +2,11 @@
 // The catalogues are flat objects of dotted keys (i18n/zh.js, i18n/en.js).
 import zh from '../i18n/zh.js';
 import en from '../i18n/en.js';
+import zhPhrases from '../i18n/phrases-zh.js';
+import enPhrases from '../i18n/phrases-en.js';
 
-const CATALOGUES = { zh, en };
+// The page's words, and the engine's phrases (refusals and settlement notes) in their own files.
+const CATALOGUES = { zh: { ...zh, ...zhPhrases }, en: { ...en, ...enPhrases } };
 const STORE_KEY = 'chaodipi.lang';
 const listeners = new Set();
 const warned = new Set();

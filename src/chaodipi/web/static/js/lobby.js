@@ -29,6 +29,17 @@ const SECONDS = new Set(['declare_seconds', 'bury_seconds', 'play_seconds', 'fry
 const PRESET_ORDER = ['anchao', 'kangqi', 'mingchao', 'standard', 'contest2021', 'institute2023'];
 const ROOMS = ['anchao', 'kangqi', 'mingchao'];
 const BOTS = ['none', 'random', 'rules', 'search'];
+/** A table's seed is a 64-bit number: at most 19 digits, at most 2^63 − 1 (the lobby offers the ones from 0). */
+const SEED_DIGITS = 19;
+const SEED_MAX = '9223372036854775807';
+
+/** What is wrong with the seed typed (digits only), in words; '' when it is fine or left empty (random). */
+export function seedProblem(text) {
+  if (!text) return '';
+  if (!/^[0-9]+$/.test(text)) return t('rules.seedDigits');
+  if (text.length > SEED_DIGITS || BigInt(text) > BigInt(SEED_MAX)) return t('rules.seedTooLarge', { max: SEED_MAX });
+  return '';
+}
 
 /** The name of a preset or room ("anchao+" → "暗炒 + 房规"). */
 export function roomName(room) {
@@ -262,18 +273,30 @@ export function mountLobby(root) {
       return;
     }
     rulesEditor.appendChild(el('p', { class: 'field-hint', text: t('rules.editorHint', { preset: t(`preset.${state.preset}`) }) }));
-    // the seed: the same seed deals the same cards (a rematch, a tournament's deals); empty: random
-    const seedInput = el('input', { type: 'text', inputmode: 'numeric', maxlength: '15', id: 'opt-seed', testid: 'seed', placeholder: t('rules.seedRandom') });
+    // the seed: the same seed deals the same cards (a rematch, a tournament's deals); empty: random.
+    // Up to 19 digits (a 64-bit seed); it is sent as text, since a JSON number (a double) would round it.
+    const seedInput = el('input', { type: 'text', inputmode: 'numeric', maxlength: String(SEED_DIGITS), id: 'opt-seed', testid: 'seed', placeholder: t('rules.seedRandom'), 'aria-describedby': 'opt-seed-error' });
+    const seedErr = el('p', { class: 'form-error', id: 'opt-seed-error', testid: 'seed-error', role: 'alert' });
+    const paintSeed = () => {
+      const problem = seedProblem(state.seed);
+      seedErr.textContent = problem;
+      seedErr.hidden = !problem;
+      if (problem) seedInput.setAttribute('aria-invalid', 'true');
+      else seedInput.removeAttribute('aria-invalid');
+    };
     seedInput.value = state.seed || '';
     seedInput.addEventListener('input', () => {
-      seedInput.value = seedInput.value.replace(/[^0-9]/g, '');
+      seedInput.value = seedInput.value.replace(/[^0-9]/g, '').slice(0, SEED_DIGITS);
       state.seed = seedInput.value;
+      paintSeed();
     });
+    paintSeed();
     rulesEditor.appendChild(el('div', { class: 'opt-row seed-row' },
       el('label', { class: 'opt-text', for: 'opt-seed' },
         el('span', { class: 'opt-name', text: t('rules.seed') }),
         el('span', { class: 'opt-desc', text: t('rules.seedDesc') })),
       el('div', { class: 'opt-control' }, seedInput)));
+    rulesEditor.appendChild(seedErr);
     const known = new Set(OPTION_GROUPS.flatMap((g) => g[1]));
     const groups = OPTION_GROUPS.map(([g, opts]) => [g, opts.filter((o) => o in base)]);
     const extra = Object.keys(base).filter((k) => k !== 'name' && !known.has(k));
@@ -335,6 +358,16 @@ export function mountLobby(root) {
       nameInput.focus();
       return;
     }
+    const seedBad = seedProblem(state.seed);
+    if (seedBad) {
+      state.createError = seedBad;
+      state.rulesOpen = true;
+      buildEditor();
+      paintForm();
+      const input = rulesEditor.querySelector('#opt-seed');
+      if (input) input.focus();
+      return;
+    }
     state.creating = true;
     state.createError = '';
     paintForm();
@@ -342,7 +375,7 @@ export function mountLobby(root) {
       const bots = {};
       for (const n of [1, 2, 3]) if (state.bots[n] !== 'none') bots[String(n)] = state.bots[n];
       const body = { name: state.tableName.trim() || t('lobby.defaultTableName', { name, room: t(`preset.${state.preset}`) }).slice(0, 64), rules: { preset: state.preset, set: { ...state.overrides } }, bots };
-      if (state.seed) body.seed = Number(state.seed);
+      if (state.seed) body.seed = BigInt(state.seed).toString(); // text: the server reads every 64-bit seed exactly
       const table = await api.createTable(body);
       await api.sitAt(table.id, name, 0);
       state.creating = false;

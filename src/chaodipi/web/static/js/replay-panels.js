@@ -5,6 +5,7 @@ import { t } from './i18n.js';
 import { cardPoints, parseCards, rankOrder } from './cards.js';
 import { el } from './dom.js';
 import { backCard, cardsRow, hasShared, sharedOr, trumpEl } from './replay-common.js';
+import { notesText } from './phrases.js';
 
 export function makePanels(ctx) {
   const {
@@ -148,7 +149,8 @@ export function makePanels(ctx) {
   function eventItem(e, mark, trickNo) {
     const li = el('li', { class: `r-ev r-ev-${e.e}`, 'data-e': e.e });
     const who = e.p !== undefined && e.p !== null ? playerName(e.p) : '';
-    const params = { name: who, points: e.points || 0, detail: e.detail || '', kind: e.e, no: trickNo };
+    const detail = e.e === 'settled' ? notesText(e, { seatName: (n) => playerName(n) }).join(t('common.noteSep')) : e.detail || '';
+    const params = { name: who, points: e.points || 0, detail, kind: e.e, no: trickNo };
     if (e.e === 'frying_over') {
       params.trump = e.trump ? trumpWord(e.trump) : '';
     } else if ((e.e === 'bid' || e.e === 'fried') && e.choose) {
@@ -189,7 +191,7 @@ export function makePanels(ctx) {
     const detailShown = ['left', 'throw_failed', 'kou_di', 'kitty_trump'].includes(e.e)
       || (e.e === 'settled' && !(hasShared(key) && (i18nRaw(key) || '').includes('{detail}')))
       || (e.e === 'frying_over' && Array.isArray(e.bids) && e.bids.length > 0);
-    if (detailShown && e.detail) li.appendChild(el('span', { class: 'r-ev-detail', text: e.detail }));
+    if (detailShown && detail) li.appendChild(el('span', { class: 'r-ev-detail', text: detail }));
     return li;
   }
 

@@ -4,12 +4,14 @@
 import { t } from './i18n.js';
 import { el } from './dom.js';
 import { cardsRow, progressText, sharedOr } from './replay-common.js';
+import { notesText } from './phrases.js';
 
 export function makeResult(ctx) {
   const {
     gotoHand,
     hand,
     next,
+    playerName,
     state,
     stopPlay,
     teamName,
@@ -88,10 +90,13 @@ export function makeResult(ctx) {
         el('span', { class: 'r-hud-label', text: t('replay.kitty') }),
         cardsRow(snap.kitty, snap.facts, 'r-cards r-tiny-cards r-wrap')));
     }
-    if (res.notes && res.notes.length) {
+    // the engine's notes (the settled event's), in the reader's language
+    const settled = ((hand() && hand().log) || []).find((e) => e.e === 'settled');
+    const words = notesText(res.notes ? res : settled, { seatName: (n) => playerName(n) });
+    if (words.length) {
       const notes = el('details', { class: 'r-res-notes' }, el('summary', { text: t('replay.notes') }));
-      const ul = el('ul');
-      for (const n of res.notes) ul.appendChild(el('li', { text: n }));
+      const ul = el('ul', { testid: 'replay-notes' });
+      for (const n of words) ul.appendChild(el('li', { text: n }));
       notes.appendChild(ul);
       box.appendChild(notes);
     }

@@ -4,9 +4,9 @@
 // This module keeps the viewer's state, the position (hand, frame, play), what is shown at it (snapshot), the loading,
 // the controls, autoplay and keys; the picker, the board, the side panels and the result are each in a module of
 // their own (replay-picker, replay-board, replay-panels, replay-result), made with this viewer's state and helpers.
-import { t, onLangChange } from './i18n.js';
+import { t, has, onLangChange } from './i18n.js';
 import { parseCards, cardFacts } from './cards.js';
-import { getJSON, postJSON, listTables } from './api.js';
+import { getJSON, listTables } from './api.js';
 import { el } from './dom.js';
 import { sharedOr, isTrickStep, levelText, progressText, roomName } from './replay-common.js';
 import { makePicker } from './replay-picker.js';
@@ -33,6 +33,40 @@ function readPref(key, fallback) {
 function writePref(key, value) {
   try { localStorage.setItem(key, JSON.stringify(value)); } catch (_) { /* storage may be off */ }
 }
+
+/**
+ * POST /api/replay with the record's own text. Parsing it here and sending JSON.stringify of the result would
+ * round a seed written as a large number (JavaScript numbers are doubles); the server reads the digits exactly.
+ */
+async function postRecordText(text) {
+  let resp;
+  try {
+    resp = await fetch('/api/replay', { method: 'POST', headers: { Accept: 'application/json', 'Content-Type': 'application/json' }, body: text });
+  } catch (e) {
+    const err = new Error(e && e.message ? e.message : 'network error');
+    err.status = 0;
+    throw err;
+  }
+  const body = await resp.text();
+  let data = null;
+  try { data = body ? JSON.parse(body) : null; } catch (_) { data = null; }
+  if (!resp.ok) {
+    const err = new Error((data && data.error) || body || `HTTP ${resp.status}`);
+    err.status = resp.status;
+    throw err;
+  }
+  return data;
+}
+
+/** The keys of the viewer, for its help (`?`): [keys, catalogue key]. */
+const HELP_KEYS = [
+  ['← →', 'replay.help.step'],
+  ['↑ ↓ / PgUp PgDn', 'replay.help.hand'],
+  ['Home / End', 'replay.help.ends'],
+  ['Space', 'replay.help.play'],
+  ['Esc', 'replay.help.esc'],
+  ['?', 'replay.help.help'],
+];
 
 /** The multiset `codes` less `minus` (each removed once). */
 function without(codes, minus) {
@@ -88,6 +122,7 @@ export function mountReplay(root, params = {}) {
     byCard: readPref(PREF_BYCARD, false) === true,
     games: null,
     gamesError: '',
+    helpOpen: false, // the keys' help (`?`), as at the table
   };
   let disposed = false;
   let timer = null;
@@ -341,7 +376,6 @@ export function mountReplay(root, params = {}) {
 
   async function upload(text, name) {
     state.error = '';
-    let record;
     if (!text || !text.trim()) {
       state.error = t('replay.error.empty');
       renderAll();
@@ -353,7 +387,7 @@ export function mountReplay(root, params = {}) {
       return;
     }
     try {
-      record = JSON.parse(text);
+      JSON.parse(text); // only to say at once that it is not JSON: the server is sent the text itself
     } catch (_) {
       state.error = t('replay.error.notJson');
       renderAll();
@@ -362,7 +396,7 @@ export function mountReplay(root, params = {}) {
     state.loading = true;
     renderAll();
     try {
-      const data = await postJSON('/api/replay', record);
+      const data = await postRecordText(text);
       if (disposed) return;
       state.source = { kind: 'file', name };
       accept(data);
@@ -465,6 +499,9 @@ export function mountReplay(root, params = {}) {
 
   function playerName(s) {
     const p = state.data && state.data.players ? state.data.players[s] : null;
+    // a bot's seat is recorded by the server as "<kind> bot": say what it is in the reader's language
+    const bot = typeof p === 'string' ? /^(random|rules|search) bot$/.exec(p) : null;
+    if (bot && has(`bot.name.${bot[1]}`)) return t(`bot.name.${bot[1]}`);
     return p || t('replay.seatLabel', { n: s });
   }
 
@@ -510,6 +547,7 @@ export function mountReplay(root, params = {}) {
           e.preventDefault();
           stopPlay();
           state.data = null;
+          state.helpOpen = false;
           state.source = null;
           state.error = '';
           history.replaceState(null, '', '/replay');
@@ -600,8 +638,35 @@ export function mountReplay(root, params = {}) {
     ui.side.appendChild(el('div', { class: 'r-side-inner' }, ui.result, ui.info,
       el('section', { class: 'r-panel r-log-panel' }, el('h3', { class: 'r-panel-title', text: t('replay.log') }), ui.log)));
     ui.root.appendChild(el('div', { class: 'r-main' }, el('div', { class: 'r-board-wrap' }, ui.board), ui.side));
-    ui.root.appendChild(el('p', { class: 'r-keys', text: t('replay.keys') }));
+    ui.root.appendChild(el('p', { class: 'r-keys' },
+      el('span', { text: t('replay.keys') }), ' ',
+      el('button', { type: 'button', class: 'r-btn r-small help-btn', testid: 'replay-help-button', 'aria-label': t('replay.help.title'), title: t('replay.help.title'), text: '?', onclick: () => toggleHelp() })));
     wrap.replaceChildren(ui.root);
+    renderHelp();
+  }
+
+  // ------------------------------------------------------------------ the keys' help (`?`)
+
+  function toggleHelp(open = !state.helpOpen) {
+    state.helpOpen = open;
+    renderHelp();
+  }
+
+  function renderHelp() {
+    if (ui.help) ui.help.remove();
+    ui.help = null;
+    if (!state.helpOpen || !state.data) return;
+    const close = el('button', { type: 'button', class: 'btn primary', testid: 'replay-help-close', text: t('common.close'), onclick: () => toggleHelp(false) });
+    const box = el('div', { class: 'help-overlay', testid: 'replay-help', role: 'dialog', 'aria-modal': 'true', 'aria-label': t('replay.help.title') },
+      el('div', { class: 'help-box' },
+        el('h2', { text: t('replay.help.title') }),
+        el('dl', {}, HELP_KEYS.map(([k, d]) => [el('dt', {}, el('kbd', { text: k })), el('dd', { text: t(d) })])),
+        el('p', { class: 'muted small-text', text: t('replay.help.mouse') }),
+        close));
+    box.addEventListener('click', (e) => { if (e.target === box) toggleHelp(false); });
+    ui.help = box;
+    wrap.appendChild(box);
+    close.focus();
   }
 
   function handLabel(h, i) {
@@ -750,6 +815,9 @@ export function mountReplay(root, params = {}) {
     if (tag === 'INPUT' && tg.type !== 'checkbox') return; // the slider moves by itself
     // a closed <select> would change its value with ← → Home End: here they step, as everywhere else
     if (tag === 'SELECT' && !['ArrowLeft', 'ArrowRight', 'Home', 'End', ' ', 'Spacebar'].includes(ev.key)) return;
+    if (ev.key === '?') { toggleHelp(); ev.preventDefault(); return; }
+    if (ev.key === 'Escape' && state.helpOpen) { toggleHelp(false); ev.preventDefault(); return; }
+    if (state.helpOpen && (ev.key === ' ' || ev.key === 'Spacebar' || ev.key === 'Enter')) return; // the dialog's button
     let done = true;
     switch (ev.key) {
       case 'ArrowRight': stopPlay(); next(); break;

@@ -42,7 +42,8 @@ export function makeActions(ctx) {
         v0 && [v0.phase, v0.legal, v0.bids && v0.bids.some((b) => b.valid !== false)], [...S.sel].sort((a, b) => a - b), S.pending])) return;
     }
     const v = S.view;
-    const l = legal();
+    const auto = mySeat() !== null && isAuto(mySeat());
+    const l = auto ? {} : legal(); // 托管: the bot decides, the page offers nothing to choose
     R.keepNext = new Map();
     R.actions.replaceChildren();
     const me = mySeat();
@@ -60,9 +61,11 @@ export function makeActions(ctx) {
     }
     R.actions.appendChild(line);
 
-    // 托管 banner
-    if (me !== null && isAuto(me) && S.status === 'playing') {
-      R.actions.appendChild(el('button', { type: 'button', class: 'auto-banner', testid: 'auto-banner', text: t('table.autoBanner'), onclick: () => send({ type: 'auto', on: false, id: 'auto' }) }));
+    // 托管 banner: why it is on (asked for, or two decisions missed in a row, RULES §13) and a button to take control back
+    if (auto && S.status === 'playing') {
+      R.actions.appendChild(el('div', { class: 'auto-banner', testid: 'auto-banner', role: 'status', 'data-why': S.autoAsked ? 'asked' : 'missed' },
+        el('span', { class: 'auto-why', text: S.autoAsked ? t('table.autoBanner') : t('table.autoBannerMissed') }),
+        el('button', { type: 'button', class: 'btn primary', testid: 'auto-off', text: t('table.autoTakeBack'), onclick: () => { S.autoAsked = false; send({ type: 'auto', on: false, id: 'auto' }); } })));
     }
     // the engine's refusal
     if (S.error) {
@@ -157,6 +160,7 @@ export function makeActions(ctx) {
     const g = S.game;
     if (S.status === 'waiting' || !v) return t('turn.waitingPlayers');
     if (g && g.over) return t('turn.gameOver');
+    if (ti.auto && ['bury', 'fry', 'play'].includes(v.phase) && v.to_act === mySeat()) return t('turn.autoPlays');
     if (ti.mine) {
       if (ti.kind === 'play') return legal().follows ? t('turn.youFollow') : t('turn.youLead');
       return t(`turn.you.${ti.kind}`);

@@ -1,5 +1,8 @@
 // The table page's felt: the four seats round the table (names, sides, bids, timers) and the trick in the middle.
 // Part of the table page (table.js): `makeFelt(ctx)` is given the page's state and helpers and returns its drawing functions.
+// A won trick stays in the middle, its winner marked and named, for the server's trick pause (the welcome's
+// `pace.trick_pause_ms`; the next lead waits that long), until the next lead comes or the pause is over. On a phone
+// the felt has a 上一轮 button that opens the last trick large (closed by a tap or Escape).
 import { t } from './i18n.js';
 import * as api from './api.js';
 import { miniCards, parseCards, playRow } from './cards.js';
@@ -18,12 +21,44 @@ export function makeFelt(ctx) {
     mySeat,
     rel,
     seatName,
+    plainName,
     seatsSig,
     showToast,
     team,
     unchanged,
     tableId,
+    page,
+    render,
   } = ctx;
+
+  /** The server's pause after a trick in ms (the welcome's pace; 1500, the server's default, before it says). */
+  function trickPauseMs() {
+    const ms = S.pace && S.pace.trick_pause_ms;
+    return typeof ms === 'number' && ms >= 0 ? ms : 1500;
+  }
+
+  // the finished trick held in the middle: which one (hand:number) and until when (performance.now())
+  const held = { key: '', until: 0, timer: null };
+
+  /** The finished trick to show in the middle now, or null: the last one of the hand, from its last card until
+   * the next lead or the end of the pause (with no pause: until the next lead); at the end of a hand, always. */
+  function finishedTrick(v, current) {
+    if (!v || current.length || !v.tricks || !v.tricks.length || (v.phase !== 'play' && v.phase !== 'over')) return null;
+    const last = v.tricks[v.tricks.length - 1];
+    if (v.phase === 'over') return last;
+    const key = `${S.hand}:${v.tricks.length}`;
+    const pause = trickPauseMs();
+    if (held.key !== key) {
+      held.key = key;
+      held.until = performance.now() + pause;
+      clearTimeout(held.timer);
+      if (pause > 0) held.timer = setTimeout(() => { held.timer = null; render(); }, pause + 20);
+    }
+    return pause <= 0 || performance.now() < held.until ? last : null;
+  }
+
+  /** A seat as the trick views name it: 我 / 下家 / 对家 / 上家. */
+  const seatTag = (n) => t(`trick.seat.${rel(n)}`);
 
   function latestBid(n) {
     const v = S.view;
@@ -52,8 +87,8 @@ export function makeFelt(ctx) {
       return box;
     }
     const head = el('div', { class: 'seat-head' },
-      el('span', { class: 'avatar team-' + team(n), text: (s.name || '?').slice(0, 1).toUpperCase() }),
-      el('span', { class: 'seat-name', title: s.name, text: n === me ? t('table.youNamed', { name: s.name }) : s.name }));
+      el('span', { class: 'avatar team-' + team(n), text: (plainName(n) || '?').slice(0, 1).toUpperCase() }),
+      el('span', { class: 'seat-name', title: plainName(n), text: n === me ? t('table.youNamed', { name: s.name }) : plainName(n) }));
     box.appendChild(head);
     const tags = el('div', { class: 'seat-tags' });
     if (v && v.dealer === n) tags.appendChild(el('span', { class: 'tag dealer-tag', title: t('seat.dealer'), text: t('seat.dealerShort') }));
@@ -63,7 +98,7 @@ export function makeFelt(ctx) {
     if (v && v.hand_sizes) tags.appendChild(el('span', { class: 'card-count', title: t('seat.cardsLeft'), 'data-count': String(v.hand_sizes[n]) }, el('span', { class: 'mini-back' }), String(v.hand_sizes[n])));
     box.appendChild(tags);
     const badges = el('div', { class: 'seat-badges' });
-    if (s.kind === 'bot' && !hasLeft(n)) badges.appendChild(el('span', { class: 'tag bot-tag', text: t(`bot.short.${(s.bot || 'rules')}`) }));
+    // (a bot's name says what it is: 中级机器人)
     if (s.auto) badges.appendChild(el('span', { class: 'tag auto-tag', testid: 'seat-auto-' + n, text: t('seat.auto') }));
     if (s.kind === 'player' && s.connected === false) badges.appendChild(el('span', { class: 'tag off-tag', text: t('seat.offline') }));
     if (hasLeft(n)) badges.appendChild(el('span', { class: 'tag left-tag', text: t('seat.left') }));
@@ -89,35 +124,131 @@ export function makeFelt(ctx) {
   }
 
   function renderFelt() {
+    const v = S.view;
+    const current = v && v.phase === 'play' && v.current_trick ? v.current_trick : [];
+    const finished = finishedTrick(v, current);
+    syncLastView();
     {
-      const v0 = S.view;
+      const v0 = v;
       if (unchanged('felt', [getLangSig(), seatsSig(), S.status, mySeat(), S.copyOk, S.deadline && [S.deadline.seat, S.deadline.kind],
-        S.game && S.game.seat_credits,
+        S.game && S.game.seat_credits, !!finished, lastOpen,
         v0 && [v0.phase, v0.dealer, v0.to_act, v0.hand_sizes, v0.bids, v0.current_trick, v0.left, v0.level, v0.trump,
           v0.tricks && v0.tricks.length, v0.tricks && v0.tricks.length ? v0.tricks[v0.tricks.length - 1] : null]])) return;
     }
-    const v = S.view;
     R.felt.replaceChildren();
     const me = mySeat();
     for (let k = 0; k < 4; k++) R.felt.appendChild(seatBox((me + k) % 4));
-    // the trick in the middle: the current one (data-testid current-trick, only its plays), or,
-    // between the last card of a trick and the next lead, the finished one, in an element of its own
+    // the trick in the middle: the current one (data-testid current-trick, only its plays), or, from the last
+    // card of a trick until the next lead or the end of the trick pause, the finished one, in an element of its own
     const center = el('div', { class: 'center' });
-    const current = v && v.phase === 'play' && v.current_trick ? v.current_trick : [];
-    const finished = !current.length && v && (v.phase === 'play' || v.phase === 'over') && v.tricks && v.tricks.length
-      ? v.tricks[v.tricks.length - 1] : null;
     const trick = trickEl(current, null, v ? v.tricks.length : 0);
     trick.dataset.testid = 'current-trick';
     center.appendChild(trick);
     if (finished) {
       const done = trickEl(finished.plays, finished, v.tricks.length - 1);
       done.dataset.testid = 'finished-trick';
+      done.dataset.trick = String(v.tricks.length); // the trick's number in the hand, 1, 2, …
       done.classList.add('finished');
+      done.appendChild(winnerBanner(finished));
       center.appendChild(done);
     }
     const note = centerNote();
     if (note) center.appendChild(note);
+    // on a phone: the last trick, one tap away (CSS shows the button on narrow screens only)
+    if (v && (v.phase === 'play' || v.phase === 'over')) {
+      const any = !!(v.tricks && v.tricks.length);
+      center.appendChild(el('button', {
+        type: 'button', class: 'felt-last-btn', testid: 'last-trick-felt', 'aria-haspopup': 'dialog',
+        'aria-expanded': lastOpen ? 'true' : 'false', disabled: !any, text: t('table.lastTrick'),
+        onclick: () => openLastView(),
+      }));
+    }
     R.felt.appendChild(center);
+  }
+
+  /** "下家 赢得本轮 +10分": who took the finished trick, and its points. */
+  function winnerBanner(finished) {
+    const who = seatTag(finished.winner);
+    const text = finished.points ? t('trick.wonByPoints', { who, n: finished.points }) : t('trick.wonBy', { who });
+    return el('div', { class: 'trick-banner', testid: 'trick-winner', role: 'status', 'data-seat': String(finished.winner),
+      title: seatName(finished.winner), text });
+  }
+
+  // -- the last trick, large (a phone's view of it) -----------------------------------------------------
+  let lastOpen = false;
+  let lastNode = null;
+  let lastKey = '';
+
+  function openLastView() {
+    const v = S.view;
+    if (!v || !v.tricks || !v.tricks.length) return;
+    lastOpen = true;
+    document.addEventListener('keydown', onLastKey, true);
+    render();
+    const close = lastNode && lastNode.querySelector('.trick-view-close');
+    if (close) close.focus();
+  }
+
+  function closeLastView() {
+    if (!lastOpen) return;
+    lastOpen = false;
+    document.removeEventListener('keydown', onLastKey, true);
+    syncLastView();
+    render();
+    const btn = R.felt && R.felt.querySelector('[data-testid=last-trick-felt]');
+    if (btn) btn.focus();
+  }
+
+  function onLastKey(e) {
+    if (!page.isConnected) { document.removeEventListener('keydown', onLastKey, true); return; }
+    if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); closeLastView(); }
+  }
+
+  /** Draw, refresh or take away the large view of the last trick, as `lastOpen` says. */
+  function syncLastView() {
+    const v = S.view;
+    const last = lastOpen && v && v.tricks && v.tricks.length ? v.tricks[v.tricks.length - 1] : null;
+    if (!last) {
+      if (lastOpen) { lastOpen = false; document.removeEventListener('keydown', onLastKey, true); }
+      if (lastNode) { lastNode.remove(); lastNode = null; lastKey = ''; }
+      return;
+    }
+    const key = JSON.stringify([getLangSig(), S.hand, v.tricks.length, seatsSig(), mySeat()]);
+    if (lastNode && lastKey === key && lastNode.isConnected) return;
+    const node = lastView(last, v.tricks.length);
+    if (lastNode && lastNode.isConnected) lastNode.replaceWith(node);
+    else page.appendChild(node);
+    lastNode = node;
+    lastKey = key;
+  }
+
+  function lastView(last, trickNo) {
+    const leader = last.plays.length ? last.plays[0][0] : null;
+    const rows = el('div', { class: 'trick-view-plays' });
+    for (const [p, cards] of last.plays) {
+      const won = p === last.winner;
+      const name = plainName(p); // the tag says which seat
+      rows.appendChild(el('div', { class: 'trick-view-play' + (won ? ' winner' : ''), 'data-seat': String(p), 'data-rel': String(rel(p)) },
+        el('div', { class: 'trick-view-who' },
+          el('span', { class: 'trick-view-tag', testid: 'trick-view-tag', text: seatTag(p) }),
+          el('span', { class: 'trick-view-name', title: name, text: name })),
+        playRow(parseCards(cards), facts(), 'cards-row trick-view-cards'),
+        el('div', { class: 'trick-view-marks' },
+          p === leader ? el('span', { class: 'slot-tag lead-tag', text: t('trick.lead') }) : null,
+          won ? el('span', { class: 'slot-tag win-tag', text: last.points ? t('trick.wonPoints', { n: last.points }) : t('trick.won') }) : null)));
+    }
+    const box = el('div', { class: 'trick-view-box' },
+      el('div', { class: 'trick-view-head' },
+        el('h2', { class: 'trick-view-title', text: t('trick.viewTitle', { k: trickNo }) }),
+        el('button', { type: 'button', class: 'trick-view-close', 'aria-label': t('common.close'), text: '×', onclick: closeLastView })),
+      rows,
+      el('p', { class: 'trick-view-foot', text: t('trick.summary', { name: seatName(last.winner), n: last.points, k: trickNo }) }),
+      el('p', { class: 'trick-view-hint', text: t('trick.viewHint') }));
+    const overlay = el('div', { class: 'trick-view-overlay', testid: 'last-trick-view', role: 'dialog', 'aria-modal': 'true',
+      'aria-label': t('table.lastTrickTitle') }, box);
+    // a tap anywhere closes it (the cards are to be read, not pressed)
+    overlay.addEventListener('click', (e) => { if (!e.target.closest || !e.target.closest('.trick-view-close')) closeLastView(); });
+    return overlay;
   }
 
   /** A trick's plays laid out round the middle; the slots are in play order (the lead first), placed by CSS. */
@@ -185,5 +316,5 @@ export function makeFelt(ctx) {
     return null;
   }
 
-  return { latestBid, seatBox, renderFelt, trickEl, centerNote };
+  return { latestBid, seatBox, renderFelt, trickEl, centerNote, openLastView, closeLastView };
 }

@@ -5,6 +5,7 @@ import { has, t } from './i18n.js';
 import { cardPoints, miniCards, parseCards, rankOrder } from './cards.js';
 import { el } from './dom.js';
 import { levelText, richText, trumpEl } from './table-common.js';
+import { notesText } from './phrases.js';
 
 export function makePanels(ctx) {
   const {
@@ -17,6 +18,7 @@ export function makePanels(ctx) {
     otherTeam,
     render,
     seatName,
+    phraseCtx,
     seatsSig,
     team,
     threshold,
@@ -150,7 +152,8 @@ export function makePanels(ctx) {
 
   function eventLine(e) {
     const name = e.p !== undefined && e.p !== null ? seatName(e.p) : '';
-    const params = { name, cards: e.cards || '', points: e.points || 0, detail: e.detail || '' };
+    const detail = e.e === 'settled' ? notesText(e, phraseCtx()).join(t('common.noteSep')) : e.detail || '';
+    const params = { name, cards: e.cards || '', points: e.points || 0, detail };
     let key = 'ev.' + e.e;
     if (e.e === 'bid' || e.e === 'fried') {
       if (!e.cards) key += '.dark';
@@ -160,7 +163,7 @@ export function makePanels(ctx) {
     if (e.e === 'frying_over') params.trump = e.trump ? trumpWord(e.trump) : '';
     const line = richText(has(key) ? key : 'ev.unknown', { ...params, kind: e.e });
     if (e.valid === false) line.appendChild(el('span', { class: 'tag void-tag', text: t('bid.void') }));
-    if ((e.e === 'settled' || e.e === 'left' || e.e === 'frying_over' || e.e === 'kitty_trump') && e.detail) line.title = e.detail;
+    if ((e.e === 'left' || e.e === 'kitty_trump') && e.detail) line.title = e.detail;
     return line;
   }
 

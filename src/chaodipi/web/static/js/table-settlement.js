@@ -5,6 +5,7 @@ import { t } from './i18n.js';
 import { miniCards } from './cards.js';
 import { el } from './dom.js';
 import { levelText } from './table-common.js';
+import { notesText } from './phrases.js';
 
 const SPECIAL_RULE = { shangtian_ftk: '§11.5', shangtian_red5: '§11.5', jack: '§11.5' };
 
@@ -19,6 +20,7 @@ export function makeSettlement(ctx) {
     seatName,
     team,
     teamNames,
+    phraseCtx,
     threshold,
     tableId,
   } = ctx;
@@ -67,8 +69,13 @@ export function makeSettlement(ctx) {
     const p = res ? res.points : v.points;
     const thr = res ? res.threshold : threshold();
     // the headline
+    // the headline: who won the game, a flag hand's outcome, a special ending, or the level table's verdict
+    const sideWords = (side) => t(`side.${side}`) + '（' + teamNames(side === 'dealer' ? dt : st) + '）';
+    const flagHand = !!(res && res.before && res.before.dealer && res.before.dealer.level === 'flag');
     let headline;
-    if (res && res.special) headline = t(`special.${res.special}`) + ' (' + t('settle.ruleRef', { ref: SPECIAL_RULE[res.special] || '§11.5' }) + ')';
+    if (res && res.game_winner) headline = t('settle.gameWinner', { side: sideWords(res.game_winner) });
+    else if (res && flagHand) headline = res.table === 'dealer' ? t('settle.flagKept') : t('settle.flagFailed', { side: sideWords(res.table) });
+    else if (res && res.special) headline = t(`special.${res.special}`) + ' (' + t('settle.ruleRef', { ref: SPECIAL_RULE[res.special] || '§11.5' }) + ')';
     else if (res) headline = res.table === 'scoring' ? t('settle.scoringTakes', { n: res.nominal_gain }) : t('settle.dealerKeeps', { n: res.nominal_gain });
     body.appendChild(el('div', { class: 'settle-points' },
       el('div', { class: 'sp-label', text: t('settle.scoringPoints', { names: teamNames(st) }) }),
@@ -84,8 +91,15 @@ export function makeSettlement(ctx) {
       else rows.appendChild(row(t('settle.kittyPoints'), t('settle.kittyKept', { pts: res.kitty_points })));
     }
     const adjEvents = S.events.filter((e) => ['throw_failed', 'fry_failed', 'forced_red5', 'kept_red5'].includes(e.e) && e.points);
+    // each adjustment as it touches this player's side: the points go to the scoring side's p
+    const signed = (n) => (n > 0 ? '+' : n < 0 ? '−' : '') + Math.abs(n);
+    const forUs = (pts) => (me === null ? signed(pts) : t('settle.usDelta', { n: signed(team(me) === st ? pts : -pts) }));
     if (adjEvents.length) {
-      for (const e of adjEvents) rows.appendChild(row(t(`adj.${e.e}`, { name: seatName(e.p) }), (e.points > 0 ? '+' : '') + e.points));
+      for (const e of adjEvents) {
+        const line = row(t(`adj.${e.e}`, { name: seatName(e.p) }), forUs(e.points));
+        line.dataset.adjust = e.e;
+        rows.appendChild(line);
+      }
     } else if (res && res.adjustments && res.adjustments.length) {
       for (const [label, delta] of res.adjustments) rows.appendChild(row(label, (delta > 0 ? '+' : '') + delta));
     }
@@ -116,14 +130,12 @@ export function makeSettlement(ctx) {
         el('span', { text: t('settle.nextDealer', { name: seatName(nextDealer), side: res.table === 'dealer' ? t('side.dealer') : t('side.scoring') }) }),
         res.next_hand === 'flag' ? el('span', { class: 'tag flag-tag', text: t('settle.nextFlag') }) : null));
     }
-    if (res && res.game_winner && !(g && g.over)) body.appendChild(el('div', { class: 'notice', text: t('settle.gameWinner', { side: t(`side.${res.game_winner}`) }) }));
-
-    // the engine's notes
-    const settled = S.events.filter((e) => e.e === 'settled' && Array.isArray(e.notes)).flatMap((e) => e.notes);
-    const notes = (res && res.notes && res.notes.length ? res.notes : settled);
+    // the engine's notes, in the reader's language
+    const settledEvent = S.events.find((e) => e.e === 'settled' && Array.isArray(e.notes));
+    const notes = notesText(res && res.notes && res.notes.length ? res : settledEvent, phraseCtx());
     if (notes.length) {
       body.appendChild(el('details', { class: 'settle-notes' }, el('summary', { text: t('settle.details') }),
-        el('ul', {}, notes.map((n) => el('li', { text: n })))));
+        el('ul', { testid: 'settle-notes' }, notes.map((n) => el('li', { text: n })))));
     }
     panel.appendChild(body);
     if (!(g && g.over)) panel.appendChild(readyRow());

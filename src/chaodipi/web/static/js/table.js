@@ -14,6 +14,7 @@ import { makeFelt } from './table-felt.js';
 import { makePanels } from './table-panels.js';
 import { makeActions } from './table-actions.js';
 import { makeSettlement } from './table-settlement.js';
+import { phraseText } from './phrases.js';
 
 const RETRY_MS = [500, 1000, 2000, 4000, 5000];
 
@@ -89,20 +90,50 @@ export function mountTable(root, tableId) {
   const facts = () => cardFacts(S.view);
   const view = () => S.view;
   const legal = () => (S.view && S.view.legal) || {};
+  /** A seat's own name: a person's, or for a bot what it is (中级机器人), in the reader's language. */
+  function plainName(n) {
+    const s = S.seats[n];
+    if (s && s.kind === 'bot') return has(`bot.name.${s.bot}`) ? t(`bot.name.${s.bot}`) : t('bot.name.rules');
+    return s && s.name ? s.name : t('seat.number', { n });
+  }
+  /** A bot's name in words: 中级机器人 (the kind of bot), with the seat's place (下家·中级机器人) when known. */
+  function botName(n, s) {
+    const kind = plainName(n);
+    return mySeat() !== null ? `${t(`seat.role.${rel(n)}`)}·${kind}` : kind;
+  }
   function seatName(n, you = true) {
     if (n === null || n === undefined) return '';
     if (you && n === mySeat()) return t('table.you');
     const s = S.seats[n];
+    if (s && s.kind === 'bot') return botName(n, s);
     if (!s || !s.name) return t('seat.number', { n });
     const twin = S.seats.some((o, k) => k !== n && o && o.name === s.name);
     return twin && mySeat() !== null ? `${s.name}·${t(`seat.role.${rel(n)}`)}` : s.name;
   }
-  function realName(n) {
+  /** A seat's name with its place at the table: 你, 下家·中级机器人, 小明（对家）. */
+  function taggedName(n) {
+    if (n === mySeat()) return t('table.you');
     const s = S.seats[n];
-    return s && s.name ? s.name : t('seat.number', { n });
+    if (s && s.kind === 'bot') return botName(n, s);
+    const name = s && s.name ? s.name : t('seat.number', { n });
+    return mySeat() !== null ? t('seat.tagged', { name, role: t(`seat.role.${rel(n)}`) }) : name;
   }
   function teamNames(tm) {
-    return [0, 1, 2, 3].filter((n) => team(n) === tm).map((n) => realName(n)).join(' & ');
+    return [0, 1, 2, 3].filter((n) => team(n) === tm).map((n) => taggedName(n)).join(t('common.and'));
+  }
+  /** How the engine's phrases name seats and sides here: by the page's names, a side with whose it is. */
+  function phraseCtx() {
+    const me = mySeat();
+    const dt = S.view && S.view.dealer !== null && S.view.dealer !== undefined ? team(S.view.dealer) : null;
+    return {
+      seatName: (n) => seatName(n),
+      sideName: (side) => {
+        const word = has(`side.${side}`) ? t(`side.${side}`) : String(side);
+        if (me === null || dt === null) return word;
+        const sideTeam = side === 'dealer' ? dt : otherTeam(dt);
+        return t('side.withWhose', { side: word, whose: sideTeam === team(me) ? t('info.us') : t('info.them') });
+      },
+    };
   }
   function deadlineLeft() {
     if (!S.deadline) return null;
@@ -119,6 +150,7 @@ export function mountTable(root, tableId) {
     return [...S.sel].sort((a, b) => a - b).map((i) => cards[i]).filter(Boolean);
   }
   function myPlayTurn() {
+    if (mySeat() !== null && isAuto(mySeat())) return false; // 托管 plays for the seat
     const l = legal();
     return !!(l.leads || l.follows);
   }
@@ -242,6 +274,7 @@ export function mountTable(root, tableId) {
         S.status = msg.status;
         S.seats = msg.seats;
         if (Array.isArray(msg.teams)) S.teams = msg.teams;
+        if (msg.pace && typeof msg.pace === 'object') S.pace = msg.pace; // the server's pace (trick_pause_ms: the felt)
         if (!msg.resumed) { S.events = []; S.eventsHand = null; }
         loadRules();
         applyState(msg);
@@ -334,7 +367,8 @@ export function mountTable(root, tableId) {
     if (id === 'ready') { render(); return; } // a server without "ready" just starts the next hand after its pause
     if (msg.code === 'illegal') {
       const isPlay = id.endsWith(':play');
-      S.error = { text: (isPlay ? t('table.illegalPlay') : t('table.illegalAction')) + msg.message, seq: S.seq };
+      const words = phraseText(msg.reason, phraseCtx(), msg.message);
+      S.error = { text: (isPlay ? t('table.illegalPlay') : t('table.illegalAction')) + words, code: msg.reason ? msg.reason.code : '', seq: S.seq };
       render();
       return;
     }
@@ -366,6 +400,8 @@ export function mountTable(root, tableId) {
     const v = S.view;
     const me = mySeat();
     if (!v) return { mine: false };
+    // 托管: the bot decides for this seat; the page does not call it the player's turn
+    if (me !== null && isAuto(me)) return { mine: false, auto: true };
     const l = v.legal || {};
     if (l.bury) return { mine: true, kind: 'bury' };
     if (l.pass || (l.fries && l.fries.length)) return { mine: true, kind: 'fry' };
@@ -381,7 +417,7 @@ export function mountTable(root, tableId) {
     if (!v) return;
     const l = legal();
     const canSelect = l.bury || v.phase === 'play';
-    if (!canSelect) return;
+    if (!canSelect || !canToggle(i)) return; // 托管, or a card that goes with the selection in no legal lead
     if (S.sel.has(i)) S.sel.delete(i);
     else {
       if (l.bury && S.sel.size >= l.bury) return;
@@ -463,6 +499,7 @@ export function mountTable(root, tableId) {
   function toggleAuto() {
     const me = mySeat();
     if (me === null) return;
+    S.autoAsked = !isAuto(me); // the player asked for 托管 (not two missed decisions)
     send({ type: 'auto', on: !isAuto(me), id: 'auto' });
   }
 
@@ -588,7 +625,7 @@ export function mountTable(root, tableId) {
     s.seats.forEach((seat, n) => {
       const row = el('div', { class: 'join-seat' + (seat ? ' taken' : ' free'), testid: 'seat-' + n },
         el('span', { class: 'seat-chip-no', text: String(n) }),
-        el('span', { class: 'join-seat-name', text: seat ? seat.name : t('seat.free') }),
+        el('span', { class: 'join-seat-name', text: seat ? plainName(n) : t('seat.free') }),
         seat && seat.kind === 'bot' ? el('span', { class: 'tag bot-tag', text: t(`bot.short.${(seat.bot || 'rules')}`) }) : null);
       if (!seat) {
         row.appendChild(el('button', { type: 'button', class: 'btn primary', testid: 'sit-' + n, disabled: S.joinBusy, text: t('join.sitHere'), onclick: async () => {
@@ -671,6 +708,7 @@ export function mountTable(root, tableId) {
   function render() {
     if (disposed || S.mode !== 'play' || !R.top) return;
     const v = S.view;
+    if (S.sel.size && mySeat() !== null && isAuto(mySeat())) S.sel.clear(); // 托管 plays: nothing stays selected
     page.dataset.seq = String(S.seq);
     page.dataset.hand = String(S.hand);
     page.dataset.seat = String(mySeat());
@@ -860,11 +898,11 @@ export function mountTable(root, tableId) {
   // ------------------------------------------------------------------ the regions' drawing modules
   const ctx = {
     S, R, page, tableId,
-    mySeat, rel, team, otherTeam, facts, view, legal, seatName, teamNames, threshold, handCards, selectedCodes,
+    mySeat, rel, team, otherTeam, facts, view, legal, seatName, plainName, teamNames, taggedName, phraseCtx, threshold, handCards, selectedCodes,
     myPlayTurn, dealerTeam, isAuto, hasLeft, send, act, showToast, turnInfo, toggleCard, clearSel, doPlay, doBury,
     doPass, doBid, doReady, doAgain, quickPlay, inviteBox, render, getLangSig, unchanged, seatsSig,
   };
-  const { renderHand, isThrowSelection } = Object.assign(ctx, makeHand(ctx));
+  const { renderHand, isThrowSelection, canToggle } = Object.assign(ctx, makeHand(ctx));
   const { renderFelt } = Object.assign(ctx, makeFelt(ctx));
   const { renderInfo, renderSide } = Object.assign(ctx, makePanels(ctx));
   const { renderActions } = Object.assign(ctx, makeActions(ctx));
