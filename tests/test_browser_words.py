@@ -132,9 +132,10 @@ def test_two_missed_decisions_turn_tuoguan_on_and_the_page_gives_control_back(
             assert first.get_attribute("data-playable") != "true"
         take_back = page.get_by_test_id("auto-off")
         take_back.wait_for(state="visible", timeout=10000)
-        take_back.scroll_into_view_if_needed()
-        box = take_back.bounding_box()
-        assert box is not None and box["height"] >= 44 and box["width"] >= 44
+        # (measured in the page: the banner is drawn again with each update, so a handle may go stale)
+        size_of = "() => { const r = document.querySelector('[data-testid=auto-off]')?.getBoundingClientRect();"
+        box = page.evaluate(size_of + " return r ? [r.width, r.height] : null; }")
+        assert box is not None and box[0] >= 44 and box[1] >= 44, box
         take_back.tap() if size == "phone" else take_back.click()
         banner.wait_for(state="hidden", timeout=10000)
         shots("control-back")

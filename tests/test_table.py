@@ -162,6 +162,14 @@ def test_a_missed_decision_is_played_for_the_seat_and_two_in_a_row_put_it_in_tuo
         seats = peer.last("seats")["seats"]
         assert seats[0]["auto"] is True
         assert s.store.seats(s.table_id)[0].auto is True  # stored
+        # she takes control back: the count starts again, and one more missed decision is played for her alone
+        await s.table.step(_Message(peer, Auto(False), s.clock.now()))
+        assert s.table.seats[0].auto is False and 0 not in s.table.missed
+        await s.until(s.anns_turn)
+        third = s.pending()
+        s.clock.advance(s.table.limit(third.seconds) + 0.1)
+        await s.table.step()
+        assert s.table.seats[0].auto is False and s.table.missed[0] == 1
 
 
 def test_acting_between_two_missed_decisions_keeps_the_seat_out_of_tuoguan(tmp_path: Path) -> None:

@@ -364,6 +364,7 @@ class Table(AutoPlay):
             peer.send(Pong(self.seq, ref).text())
             return
         if isinstance(message, Auto):
+            self.missed.pop(seat, None)  # the player chose: the count of decisions missed in a row starts again
             await self._set_auto(seat, message.on)
             self._schedule()
             return
