@@ -66,10 +66,14 @@ async def running_server(url: str, *, guarded: bool = False, **config: Any) -> A
 class Client:
     """One seat's WebSocket client: the view as the messages build it, every message kept."""
 
-    def __init__(self, base: str, table: int, token: str, *, record: bool = True) -> None:
+    def __init__(
+        self, base: str, table: int, token: str | None, *, record: bool = True, watch: bool = False, **headers: str
+    ) -> None:
         self.url = base.replace("http://", "ws://") + f"/ws/tables/{table}"
         self.table = table
         self.token = token
+        self.watch = watch  # a spectator: says hello with "watch": true and no token
+        self.headers = headers
         self.ws: Any = None
         self.messages: list[dict[str, Any]] = []
         self.record = record
@@ -91,8 +95,10 @@ class Client:
         """Open the socket and say hello (with where this client stands, when ``resume``); returns the welcome."""
         self.closed = None
         self.changed = asyncio.Event()  # (this event loop's: a client may reconnect from another)
-        self.ws = await websockets.connect(self.url, max_size=2**24)
-        hello: dict[str, Any] = {"type": "hello", "token": self.token}
+        self.ws = await websockets.connect(self.url, max_size=2**24, additional_headers=self.headers or None)
+        hello: dict[str, Any] = {"type": "hello", "watch": True} if self.watch else {"type": "hello"}
+        if self.token is not None:
+            hello["token"] = self.token
         if resume:
             hello.update(seq=self.seq, hand=self.hand, events=len(self.events))
         await self.ws.send(json.dumps(hello))

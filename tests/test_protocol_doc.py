@@ -135,7 +135,7 @@ def legal_keys() -> set[str]:
 
 def test_the_names_are_found() -> None:
     assert {"malformed", "stale", "illegal", "rate", "moved", "no_table"} <= error_codes()
-    assert {"hello", "act", "auto", "leave", "again", "ping"} <= client_types()
+    assert {"hello", "act", "auto", "leave", "again", "ping", "chat"} <= client_types()
     assert {"welcome", "update", "seats", "error", "pong", "left"} <= server_types()
     assert "/ws/tables/{table_id}" in routes() and len(routes()) >= 9
     assert {4000, 4400, 4401, 4404, 4408, 4409, 4429, 1009} <= close_codes()
@@ -237,14 +237,16 @@ def test_the_examples_use_real_field_names() -> None:
     """Every message in a json block has only the fields the server sends (or a client may send)."""
     allowed = {
         "welcome": {"type", "table", "name", "seat", "seq", "rules", "status", "resumed", "seats"}
-        | {"hand", "game", "deadline", "view", "events_from", "events"},
+        | {"hand", "game", "deadline", "view", "events_from", "events", "teams", "pace", "room", "chat"}
+        | {"watching", "watch_delay"},
         "update": {"type", "seq", "hand", "game", "deadline", "view", "events_from", "events"},
         "seats": {"type", "seq", "seats"},
         "error": {"type", "seq", "code", "message", "id", "reason"},
         "pong": {"type", "seq", "id"},
         "left": {"type", "seq", "seat", "escaped"},
-        "hello": {"type", "token", "seq", "hand", "events"},
+        "hello": {"type", "token", "seq", "hand", "events", "watch"},
         "act": {"type", "seq", "action", "id"},
+        "chat": {"type", "seq", "line", "text", "phrase", "id"},
     }
     view = view_keys() - {"rules", "events"}
     for lang, body in _FENCE.findall(TEXT):

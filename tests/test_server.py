@@ -21,7 +21,7 @@ from chaodipi.hand import Hand
 from chaodipi.record import game_record, parse_deal, replay
 from chaodipi.rules import PRESET_NAMES
 from chaodipi.server.store import Store
-from chaodipi.view import Phase
+from chaodipi.view import SPECTATOR, Phase
 from server_helpers import FAST, QUICK_DECLARE, Client, join, new_table, running_server
 
 
@@ -236,7 +236,8 @@ def _message_cards(msg: dict[str, Any]) -> set[Card]:
 
 
 def _audit(store: Store, table: int, seat: int, messages: list[dict[str, Any]]) -> int:
-    """Check each message against the engine's view of ``seat`` at the moment it was sent; returns the count."""
+    """Check each message against the engine's view of ``seat`` (or a spectator's, SPECTATOR) at the moment it
+    was sent; returns the count."""
     stored = store.load(table)
     hands = {h.number: h for h in stored.hands}
     checked = 0
@@ -274,10 +275,13 @@ def _audit(store: Store, table: int, seat: int, messages: list[dict[str, Any]]) 
         dealt = sum(msg["view"]["hand_sizes"])
         while hand.phase is Phase.DEAL and hand.dealt < dealt:
             hand.deal_card()
-        allowed = hand.view(seat).cards_seen() | {c for b in hand.legal(seat).bids for c in b.cards}
+        allowed = hand.view(seat).cards_seen()
+        if seat != SPECTATOR:
+            allowed |= {c for b in hand.legal(seat).bids for c in b.cards}
         shown = _message_cards(msg)
         assert shown <= allowed, f"seat {seat}, hand {number}, seq {msg['seq']}: hidden {shown - allowed}"
-        assert sorted(c.index for c in parse_cards(msg["view"]["hand"])) == sorted(c.index for c in hand.hands[seat])
+        held = hand.hands[seat] if seat != SPECTATOR else []
+        assert sorted(c.index for c in parse_cards(msg["view"]["hand"])) == sorted(c.index for c in held)
         checked += 1
     return checked
 
@@ -290,6 +294,9 @@ def test_no_message_shows_a_hidden_card(db_url: str, preset: str) -> None:
     async def main() -> None:
         async with running_server(db_url, **FAST) as base:
             table = await new_table(base, preset, seed=21)
+            watcher = Client(base, table, None, watch=True)  # a spectator sees what every player sees, no more
+            welcome = await watcher.connect()
+            assert welcome["seat"] is None and welcome["watching"] is True
             clients = await four_players(base, table)
             await asyncio.gather(
                 *(
@@ -300,8 +307,9 @@ def test_no_message_shows_a_hidden_card(db_url: str, preset: str) -> None:
             store = Store(db_url)
             total = sum(_audit(store, table, c.seat, c.messages) for c in clients)
             assert total > 200
+            assert _audit(store, table, SPECTATOR, watcher.messages) > 50
             store.close()
-            for c in clients:
+            for c in [*clients, watcher]:
                 await c.close()
 
     run(main())

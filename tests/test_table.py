@@ -35,8 +35,9 @@ CONFIG = ServerConfig(deal_ms=100, bot_delay_ms=500, hand_pause_ms=15_000)
 class FakePeer:
     """A connection that keeps what it is sent."""
 
-    def __init__(self) -> None:
+    def __init__(self, account: tuple[int, str] | None = None) -> None:
         self.seat = -1
+        self.account = account
         self.hand_sent = 0
         self.events_sent = 0
         self.sent: list[dict[str, Any]] = []

@@ -366,9 +366,19 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         head_timeout_s=args.head_timeout,
         body_timeout_s=args.body_timeout,
         max_connections=args.max_connections,
+        allowed_origins=tuple(args.allowed_origin),
     )
     serve(args.host, args.port, args.db, config)
     return 0
+
+
+def _origin(text: str) -> str:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(text.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.path not in ("", "/") or parts.query:
+        raise argparse.ArgumentTypeError(f"an origin is http(s)://host[:port], not {text!r}")
+    return f"{parts.scheme}://{parts.netloc}".lower()
 
 
 def _port(text: str) -> int:
@@ -481,6 +491,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sv.add_argument(
         "--max-connections", type=count_option, default=1000, help="connections open at once, at most (1000)"
+    )
+    sv.add_argument(
+        "--allowed-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        type=_origin,
+        help="another origin (https://host[:port]) whose pages may write to this server and open its WebSockets; "
+        "the server's own origin always may (repeat for more)",
     )
     sv.set_defaults(func=_cmd_serve)
     return parser

@@ -166,10 +166,10 @@ class Game:
             self.credits[steam] += res.credits[1]
             # Decision (RULES §13): the team keeps the hand's normal credits (a bot played it out);
             # a seat that left after the first card is charged its penalty instead of its share.
-            charged = {e.player: e.penalty for e in hand.result.escapes if e.charged}
+            per_seat = hand.result.seat_credits()
+            assert per_seat is not None
             for seat in range(4):
-                share = res.credits[0] if team_of(seat) == dteam else res.credits[1]
-                self.seat_credits[seat] += -charged[seat] if seat in charged else share
+                self.seat_credits[seat] += per_seat[seat]
         # Decision (RULES §2): keeping the table passes the deal to the partner; losing it, to the next seat.
         self.next_dealer = (d + 2) % 4 if res.table is Side.DEALER else (d + 1) % 4
         if res.game_winner is not None:

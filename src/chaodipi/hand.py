@@ -367,6 +367,23 @@ class Hand(SeatViews):
         """Whether a card is left to deal (:meth:`verify_deal_card` says why not)."""
         return _passes(self.verify_deal_card)
 
+    def restart(self) -> Hand:
+        """A new hand with this one's start (rules, deal, first seat, dealer, levels), before any card.
+
+        Applying this hand's ``actions`` to it, in order, replays this hand (:meth:`apply` deals the
+        cards a bid was made after); a prefix of them gives the hand as it stood then (the server
+        shows spectators a hand some tricks behind this way).
+        """
+        return Hand(
+            self.rules,
+            self.deck,
+            first_seat=self.first_seat,
+            dealer=None if self.first_hand else self.dealer,
+            dealer_progress=self.dealer_progress,
+            scoring_progress=self.scoring_progress,
+            flag_failures=self.flag_failures,
+        )
+
     def deal_card(self) -> Event:
         """Deal the next card to the next seat in play order (RULES §9.1)."""
         self.verify_deal_card()

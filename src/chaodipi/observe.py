@@ -37,7 +37,7 @@ from chaodipi.play import FollowRule
 from chaodipi.rules import FryVisibility, RuleSet
 from chaodipi.trick import TrickState
 from chaodipi.trump import EFFECTIVE_SUITS, TrumpOrder, trump_text
-from chaodipi.view import BidEntry, BidOption, Legal, Phase, TrickRecord, View
+from chaodipi.view import SPECTATOR, BidEntry, BidOption, Legal, Phase, TrickRecord, View
 
 __all__ = ["HIDDEN_KINDS", "KITTY_SIZE", "BidRecord", "SeatViews", "Visibility", "seen_by", "visibility"]
 
@@ -141,13 +141,14 @@ class SeatViews:
     _bid_positions: list[int]  # where the bid and fry events are in the log
 
     def __init__(self) -> None:
-        self._seen: list[list[Event]] = [[], [], [], []]  # each seat's events (seen_by), up to _seen_at
-        self._seen_at = [0, 0, 0, 0]
+        # each seat's events (seen_by), up to _seen_at; the fifth list is a spectator's (SPECTATOR)
+        self._seen: list[list[Event]] = [[], [], [], [], []]
+        self._seen_at = [0, 0, 0, 0, 0]
         self._legal: list[tuple[int, int, list[Card], Legal] | None] = [None, None, None, None]
         self._sorted: list[tuple[TrumpOrder, tuple[Card, ...], tuple[Card, ...]] | None] = [None, None, None, None]
         self._orders: dict[Suit | str | None, TrumpOrder] = {}  # _order_known's answers (the level never changes)
         self._bid_records: list[BidRecord] = []  # bid_log, read from the log up to len(_bid_records) bids
-        self._bid_entries_kept: list[tuple[tuple[int, bool, bool], tuple[BidEntry, ...]] | None] = [None] * 4
+        self._bid_entries_kept: list[tuple[tuple[int, bool, bool], tuple[BidEntry, ...]] | None] = [None] * 5
 
     # -- the operations the views ask the hand about (Hand makes them) ------------------------
     def to_act(self) -> int | None:
@@ -212,8 +213,8 @@ class SeatViews:
 
     # -- the views ---------------------------------------------------------------------------------
     def visible_events(self, seat: object, start: int = 0) -> list[Event]:
-        """The events from log entry ``start`` on, as ``seat`` sees them (:func:`seen_by`)."""
-        seat = checked_seat(seat)
+        """The events from log entry ``start`` on, as ``seat`` (or a spectator) sees them (:func:`seen_by`)."""
+        seat = _viewer(seat)
         if start == 0:
             return list(self._events_seen(seat))
         return self._events_seen_from(seat, start)
@@ -251,7 +252,9 @@ class SeatViews:
         starts, nobody knows the trump (RULES §10.5): ``"?"``, or the trump of the seat's own last
         bid or fry (which it made, not knowing whether it stands). A kitty's trump (§9.5) is public.
         """
-        seat = checked_seat(seat)
+        return self._known_trump(checked_seat(seat))
+
+    def _known_trump(self, seat: int) -> Suit | str | None:
         if self.flag:
             return "flag"
         if self.kitty_trump_used or self.phase in (Phase.PLAY, Phase.OVER):
@@ -289,7 +292,7 @@ class SeatViews:
         Dark games: other players' cards and every bid's validity stay hidden until frying ends;
         with ``bid_order=unordered`` only the last fry's cards are shown, after the first trick.
         """
-        seat = checked_seat(seat)
+        seat = _viewer(seat)
         key = (len(self._bid_positions), self.trump_revealed, self.bid_cards_revealed)
         kept = self._bid_entries_kept[seat]
         if kept is not None and kept[0] == key:
@@ -316,13 +319,16 @@ class SeatViews:
     def view(self, seat: object, *, legal: bool = True) -> View:
         """Exactly what ``seat`` may know now (``legal=False`` leaves out the legal actions).
 
+        ``seat`` may be :data:`~chaodipi.view.SPECTATOR`: what every player sees and nothing more
+        (no hand, no kitty before the hand is over, no dark bid's cards, no legal actions).
+
         Its cost follows what changed since the seat's last view: the seat's events are kept up to
         date entry by entry, the sorted hand and the legal actions are made once per decision (and
         the follow rule behind them shared with the check of the play that follows). :meth:`fresh_view`
         builds the same view from the whole log.
         """
-        seat = checked_seat(seat)
-        return self._view(seat, legal=legal, fresh=False)
+        seat = _viewer(seat)
+        return self._view(seat, legal=legal and seat != SPECTATOR, fresh=False)
 
     def fresh_view(self, seat: object, *, legal: bool = True) -> View:
         """:meth:`view` built afresh: the events read from the whole log again, the hand sorted, the bid
@@ -330,11 +336,11 @@ class SeatViews:
 
         Always equal to :meth:`view` (the tests check it after every step of many hands).
         """
-        seat = checked_seat(seat)
-        return self._view(seat, legal=legal, fresh=True)
+        seat = _viewer(seat)
+        return self._view(seat, legal=legal and seat != SPECTATOR, fresh=True)
 
     def _view(self, seat: int, *, legal: bool, fresh: bool) -> View:
-        known = self.known_trump(seat)
+        known = self._known_trump(seat)
         announced = not self.dark or self.kitty_trump_used or self.phase in (Phase.PLAY, Phase.OVER)
         sort_trump = trump_text(known) if known is None or isinstance(known, Suit) else known  # or "flag", "?"
         trump: str | None = None  # None while the seat cannot know it
@@ -342,7 +348,11 @@ class SeatViews:
             trump = sort_trump
         kitty = tuple(self.kitty) if self.kitty_holder == seat or self.phase == Phase.OVER else None
         order = self._order_known(known)
-        if fresh:
+        if seat == SPECTATOR:
+            held: tuple[Card, ...] = ()
+            events = tuple(self._events_seen_from(seat, 0) if fresh else self._events_seen(seat))
+            moves = Legal()
+        elif fresh:
             held = tuple(order.sorted(self.hands[seat]))
             events = tuple(self._events_seen_from(seat, 0))
             moves = self._legal_now(seat, 200, fresh=True) if legal else Legal()
@@ -434,3 +444,8 @@ class SeatViews:
                 return Legal(follows=tuple(follows), more_follows=True, show_red5=show_red5)
             follows.append(play)
         return Legal(follows=tuple(follows), show_red5=show_red5)
+
+
+def _viewer(value: object) -> int:
+    """A seat 0..3 or :data:`~chaodipi.view.SPECTATOR` (who sees what every player sees, and no more)."""
+    return SPECTATOR if value == SPECTATOR and type(value) is int else checked_seat(value)

@@ -137,6 +137,28 @@ class HandResult:
     settlement: Settlement
     escapes: tuple[EscapePenalty, ...] = field(default_factory=tuple)  # seats that left (RULES §13)
 
+    def seat_credits(self) -> tuple[int, int, int, int] | None:
+        """Each seat's credits 积分 from this hand (RULES §11.4, §13), None without the credits option.
+
+        A seat gets its side's credits; a seat that left after the first card pays its escape
+        penalty instead (its side keeps the hand's normal credits: a bot played it out).
+        :meth:`Game.finish_hand <chaodipi.game.Game.finish_hand>` and the server's credits ledger
+        both take them from here.
+        """
+        credits = self.settlement.credits
+        if credits is None:
+            return None
+        charged = {e.player: e.penalty for e in self.escapes if e.charged}
+        out = [
+            -charged[seat] if seat in charged else credits[0 if seat_side(seat, self.dealer) is Side.DEALER else 1]
+            for seat in range(4)
+        ]
+        return (out[0], out[1], out[2], out[3])
+
+    def escaped(self, seat: int) -> bool:
+        """Whether ``seat`` left this hand and pays its escape penalty (RULES §13)."""
+        return any(e.player == seat and e.charged for e in self.escapes)
+
     def notes(self) -> tuple[Phrase, ...]:
         """The settlement explained line by line, then what each seat that left pays (the ``settled`` event)."""
         notes = list(self.settlement.events)

@@ -47,6 +47,10 @@ CARD_POINTS: dict[str, int] = {str(c): c.points for c in Card.ALL if c.points}
 
 #: The team of each seat, as a game numbers them (:func:`chaodipi.game.team_of`): seats 0 and 2, 1 and 3 are partners.
 TEAMS: tuple[int, int, int, int] = (0, 1, 0, 1)
+#: The viewer who holds no seat: a spectator 观战者 sees what the table shows every player (the cards
+#: played, the bids as the rules show them, the points) and no hand, kitty or dark card
+#: (:meth:`Hand.view(SPECTATOR) <chaodipi.hand.Hand.view>`); on the wire its ``seat`` is null.
+SPECTATOR = 4
 
 
 def hand_threshold(rules: RuleSet, *, flag: bool) -> int:
@@ -421,8 +425,10 @@ class View:
         return (seat_side(0, d), seat_side(1, d), seat_side(2, d), seat_side(3, d))
 
     @property
-    def partner(self) -> int:
-        """The seat's partner (the seat across the table, of its team: :data:`TEAMS`)."""
+    def partner(self) -> int | None:
+        """The seat's partner (the seat across the table, of its team: :data:`TEAMS`); None for a spectator."""
+        if self.seat == SPECTATOR:
+            return None
         return next(s for s in range(4) if s != self.seat and TEAMS[s] == TEAMS[self.seat])
 
     def cards_seen(self) -> set[Card]:
@@ -447,7 +453,7 @@ class View:
         ``sides`` and ``partner`` are worked out from the other fields (:meth:`from_json` reads them back
         from those), so that a client needs no rule to draw the view."""
         out: dict[str, Any] = {
-            "seat": self.seat,
+            "seat": None if self.seat == SPECTATOR else self.seat,
             "rules": self.rules.to_spec(),
             "phase": self.phase.value,
             "dealer": self.dealer,
@@ -492,7 +498,7 @@ class View:
             if not isinstance(left, list) or not all(is_seat(p) for p in left):
                 raise ValueError(f"left must list seats 0..3, not {left!r}")
             return cls(
-                seat=int(obj["seat"]),
+                seat=SPECTATOR if obj["seat"] is None else int(obj["seat"]),
                 rules=RuleSet.from_spec(obj["rules"]),
                 phase=Phase(obj["phase"]),
                 dealer=obj["dealer"],

@@ -12,6 +12,10 @@
   turns, the deadline and what happens when it runs out; the bots that decide for them;
 - :mod:`~chaodipi.server.seats`: a seat, its one JSON shape, and a connection as a table sees it;
 - :mod:`~chaodipi.server.tables`: the tables this process runs, claimed and rebuilt from the store;
+  quick join in a room;
+- :mod:`~chaodipi.server.accounts`: accounts and sessions, CSRF and Origin checks, rate limits;
+- :mod:`~chaodipi.server.ledger` (the credits ledger and the players of each game),
+  :mod:`~chaodipi.server.ratings` (ratings per room, leaderboards) and :mod:`~chaodipi.server.chat`;
 - :mod:`~chaodipi.server.app` (HTTP: the lobby, with Starlette's exception handlers) and
   :mod:`~chaodipi.server.ws` (the WebSocket endpoint); :mod:`~chaodipi.server.replay`: replays;
   :mod:`~chaodipi.server.serve`: ``chaodipi serve`` under uvicorn.

@@ -44,14 +44,17 @@ from starlette.staticfiles import StaticFiles
 
 from chaodipi.record import JSONTextError, RecordError, parse_json
 from chaodipi.rules import PRESET_NAMES, RuleSet
+from chaodipi.server import ledger, ratings
+from chaodipi.server.accounts import ROUTES as ACCOUNT_ROUTES
+from chaodipi.server.accounts import Accounts, Guard, Limits, current
 from chaodipi.server.bots import BOT_NAMES
 from chaodipi.server.config import ServerConfig
 from chaodipi.server.protocol import ProtocolError, lobby_seed, not_unicode
 from chaodipi.server.replay import MAX_RECORD_BYTES, replay_frames
 from chaodipi.server.seats import SeatState
-from chaodipi.server.store import DEFAULT_URL, StoreError, TableStatus, UnknownTableError
+from chaodipi.server.store import DEFAULT_URL, ROOMS, StoreError, TableStatus, UnknownTableError
 from chaodipi.server.table import TableError
-from chaodipi.server.tables import Server, guest_name, only_fields
+from chaodipi.server.tables import ROOM_NAMES, Server, guest_name, only_fields
 from chaodipi.server.ws import table_socket
 from chaodipi.web import INDEX, STATIC
 
@@ -171,27 +174,126 @@ async def list_tables(request: Request, server: Server) -> Response:
     if status is not None and status not in {s.value for s in TableStatus}:
         raise TableError("status is waiting, playing or finished", 400)
     infos = await server.db_call(server.store.list_tables, TableStatus(status) if status else None)
+    out = await _summaries(server, list(reversed(infos[-500:])))
+    return JSONResponse({"tables": out})
+
+
+async def _summaries(server: Server, infos: list[Any]) -> list[dict[str, Any]]:
+    """The lobby's line for each table: from the table when this process runs it, else from the store."""
     out = []
-    for info in reversed(infos[-500:]):
+    for info in infos:
         table = server.tables.get(info.id)
         if table is not None:
             out.append(table.summary())
-        else:
-            seats = await server.db_call(server.store.seats, info.id)
-            out.append(
-                {
-                    "id": info.id,
-                    "name": info.name,
-                    "rules": info.rules.to_spec(),
-                    "room": info.rules.name,
-                    "status": info.status.value,
-                    "seats": [None if n not in seats else SeatState.stored(seats[n]).to_json(n) for n in range(4)],
-                    "seq": info.last_seq,
-                    "hand": info.hand_number,
-                    "games": info.game if info.hand_number else 0,
-                }
-            )
-    return JSONResponse({"tables": out})
+            continue
+        seats = await server.db_call(server.store.seats, info.id)
+        out.append(
+            {
+                "id": info.id,
+                "name": info.name,
+                "rules": info.rules.to_spec(),
+                "room": info.room,
+                "preset": info.rules.name,
+                "status": info.status.value,
+                "seats": [None if n not in seats else SeatState.stored(seats[n]).to_json(n) for n in range(4)],
+                "seq": info.last_seq,
+                "hand": info.hand_number,
+                "games": info.game if info.hand_number else 0,
+                "watch": info.watchers,
+                "watch_delay": info.watch_delay,
+                "watchers": 0,
+            }
+        )
+    return out
+
+
+async def rooms(request: Request, server: Server) -> Response:
+    """``GET /api/rooms``: the platform's rooms (暗炒房, 扛旗房, 明炒房, then house tables), each with its rules,
+    whether it keeps credits, its tables being waited for or played (newest first), and who is there."""
+    infos = [i for i in await server.db_call(server.store.list_tables) if i.status is not TableStatus.FINISHED]
+    out = []
+    for room in ROOMS:
+        mine = list(reversed([i for i in infos if i.room == room]))[:100]
+        tables = await _summaries(server, mine)
+        players = sum(1 for t in tables for s in t["seats"] if s is not None and s["kind"] == "player")
+        rules = None if room == "house" else RuleSet.preset(room)
+        out.append(
+            {
+                "room": room,
+                "name": ROOM_NAMES[room],
+                "rules": None if rules is None else rules.to_spec(),
+                "describe": None if rules is None else rules.describe(),
+                "credits": bool(rules is not None and rules.credits),
+                "tables": tables,
+                "players": players,
+                "watchers": sum(t["watchers"] for t in tables),
+            }
+        )
+    return JSONResponse({"rooms": out})
+
+
+def _room(request: Request) -> str:
+    room = request.path_params["room"]
+    if room not in ROOMS:
+        raise TableError(f"no room {room!r}; the rooms are {', '.join(ROOMS)}", 404)
+    return str(room)
+
+
+async def quick_join(request: Request, server: Server) -> Response:
+    """``POST /api/rooms/{room}/quick``: a seat at an open table of the room (``{"name"?, "bots"?}``)."""
+    room = _room(request)
+    body = await _body(request)
+    only_fields(body, {"name", "bots"})
+    bots = body.get("bots", False)
+    if not isinstance(bots, bool):
+        raise TableError("'bots' is true or false", 400)
+    account = await who(request)
+    name = account[1] if account is not None else guest_name(body.get("name"))
+    answer = await server.quick_join(room, name, account, bots=bots)
+    return JSONResponse(answer, status_code=201)
+
+
+def _page_number(request: Request, key: str) -> int:
+    raw = request.query_params.get(key, "1")
+    if not raw.isdigit() or not 1 <= int(raw) <= 100_000:
+        raise TableError(f"'{key}' is a page number from 1", 400)
+    return int(raw)
+
+
+async def player(request: Request, server: Server) -> Response:
+    """``GET /api/players/{username}``: an account's ratings, credits (the ledger's sums), games and ledger."""
+    accounts = request.app.state.accounts
+    found = await server.db_call(accounts.by_name, request.path_params["username"])
+    if found is None:
+        raise TableError("no player has this name", 404)
+    games_page, ledger_page = _page_number(request, "games_page"), _page_number(request, "ledger_page")
+
+    def read(connection: Any) -> dict[str, Any]:
+        return {
+            "account": {
+                "id": found.id,
+                "username": found.username,
+                "kind": found.kind,
+                "created_at": found.created_at.isoformat(),
+            },
+            "ratings": ratings.ratings_of(connection, found.id),
+            "credits": ledger.balances(connection, found.id),
+            "games": ledger.games_of(connection, found.id, games_page),
+            "ledger": ledger.ledger_of(connection, found.id, ledger_page),
+        }
+
+    return JSONResponse(await server.db_call(server.store.read, read))
+
+
+async def leaderboard(request: Request, server: Server) -> Response:
+    """``GET /api/rooms/{room}/leaderboard?sort=rating|credits|games|winrate&page=N``: 20 a page."""
+    room = _room(request)
+    sort = request.query_params.get("sort", "rating")
+    if sort not in ratings.SORTS:
+        raise TableError(f"'sort' is one of {', '.join(ratings.SORTS)}", 400)
+    page = _page_number(request, "page")
+    answer = await server.db_call(server.store.read, lambda c: ratings.leaderboard(c, room, sort, page))
+    return JSONResponse(answer)
 
 
 async def create_table(request: Request, server: Server) -> Response:
@@ -212,8 +314,15 @@ async def get_table(request: Request, server: Server) -> Response:
     return JSONResponse(await table.call(table.summary))
 
 
+async def who(request: Request) -> tuple[int, str] | None:
+    """The account logged in on this request (its session cookie), as ``(id, username)``; None for a guest."""
+    account, _ = await current(request)
+    return None if account is None else (account.id, account.username)
+
+
 async def take_seat(request: Request, server: Server) -> Response:
-    """``POST /api/tables/{id}/seats``: a guest takes a seat (its resume token comes back once) or a bot fills it."""
+    """``POST /api/tables/{id}/seats``: a guest or an account takes a seat (its resume token comes back once)
+    or a bot fills it. A logged-in player sits under the account's name."""
     body = await _body(request)
     only_fields(body, {"name", "seat", "bot"})
     seat = body.get("seat")
@@ -222,9 +331,13 @@ async def take_seat(request: Request, server: Server) -> Response:
     bot = body.get("bot")
     if bot is not None and bot not in BOT_NAMES:
         raise TableError(f"'bot' is one of {', '.join(BOT_NAMES)}", 400)
-    name = "" if bot is not None and "name" not in body else guest_name(body.get("name"))
+    account = None if bot is not None else await who(request)
+    if account is not None:
+        name = account[1]
+    else:
+        name = "" if bot is not None and "name" not in body else guest_name(body.get("name"))
     table = await server.table(_table_id(request))
-    answer = await table.call(lambda: table.take_seat(seat, name, bot))
+    answer = await table.call(lambda: table.take_seat(seat, name, bot, account))
     return JSONResponse(answer, status_code=201)
 
 
@@ -331,18 +444,31 @@ def create_app(
         Route("/api/tables/{table_id}/games/{game}/record", _endpoint(record)),
         Route("/api/tables/{table_id}/games/{game}/replay", _endpoint(game_replay)),
         Route("/api/replay", _endpoint(upload_replay, write=True), methods=["POST"]),
+        Route("/api/rooms", _endpoint(rooms)),
+        Route("/api/rooms/{room}/quick", _endpoint(quick_join, write=True), methods=["POST"]),
+        Route("/api/rooms/{room}/leaderboard", _endpoint(leaderboard)),
+        Route("/api/players/{username}", _endpoint(player)),
+        *ACCOUNT_ROUTES,
         WebSocketRoute("/ws/tables/{table_id}", table_socket),
         Route("/", page),
         Route("/t/{table_id}", page),
         Route("/replay", page),
         Route("/replay/{table_id}/{game}", page),
+        Route("/p/{username}", page),
+        Route("/rooms/{room}/leaderboard", page),
         Mount("/static", _Static(directory=STATIC), name="static"),
     ]
+    accounts = Accounts(server.store.engine)
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
-        middleware=[Middleware(GZipMiddleware, minimum_size=2048)],
+        middleware=[
+            Middleware(Guard, accounts=accounts, allowed_origins=server.config.allowed_origins),
+            Middleware(GZipMiddleware, minimum_size=2048),
+        ],
         exception_handlers=EXCEPTION_HANDLERS,
     )
     app.state.server = server
+    app.state.accounts = accounts
+    app.state.limits = Limits(server.config)
     return app

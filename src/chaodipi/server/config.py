@@ -29,6 +29,14 @@ class ServerConfig:
     body_timeout_s: float = 30.0  # … and its body within this after them
     max_connections: int = 1000  # open at once, HTTP and WebSocket together (never above the open-file limit)
     trick_pause_ms: int = 1500  # a finished trick stays in the middle before the next lead (bots wait for it)
+    # accounts (server/accounts.py): rate limits in the ``limits`` library's notation
+    login_limit: str = "10/minute"  # logins per client address
+    login_name_limit: str = "5/minute"  # … and per username
+    register_limit: str = "5/hour"  # registrations per client address
+    failed_login_limit: str = "5/15minutes"  # failed logins per username before every login for it is refused
+    failed_login_delay_s: float = 0.5  # a failed login's answer waits this long times the failures (at most 3 s)
+    allowed_origins: tuple[str, ...] = ()  # other origins (scheme://host[:port]) whose pages may write to this server
+    chat_limit: str = "5/10second"  # chat lines one speaker may say (the ``limits`` library's notation)
 
 
 @dataclass(slots=True)

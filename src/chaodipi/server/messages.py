@@ -19,7 +19,7 @@ from chaodipi.phrases import Phrase
 from chaodipi.server.protocol import dumps
 from chaodipi.view import TEAMS
 
-__all__ = ["ErrorReply", "Left", "Pong", "Seats", "ServerMessage", "TableState", "Update", "Welcome"]
+__all__ = ["ChatLine", "ErrorReply", "Left", "Pong", "Seats", "ServerMessage", "TableState", "Update", "Welcome"]
 
 
 class _Sent:
@@ -71,11 +71,13 @@ class Welcome(_Sent):
 
     ``teams`` (the engine's :data:`~chaodipi.view.TEAMS`) lets a client colour the seats before any hand's view;
     ``pace`` is the server's pacing in milliseconds (``deal_ms``, ``bot_delay_ms``, ``trick_pause_ms``), when given.
+    A spectator's welcome has ``seat`` None and ``watching`` (with ``watch_delay``, the whole tricks it is
+    kept behind); ``chat`` is the table's latest chat lines, oldest first.
     """
 
     table: int
     name: str
-    seat: int
+    seat: int | None
     rules: object
     status: str
     resumed: bool
@@ -83,6 +85,9 @@ class Welcome(_Sent):
     state: TableState
     teams: tuple[int, ...] = TEAMS
     pace: dict[str, int] | None = None
+    chat: tuple[dict[str, Any], ...] = ()
+    watch_delay: int | None = None  # set for a spectator
+    room: str = "house"
 
     def to_json(self) -> dict[str, Any]:
         """``{"type": "welcome", "table", "name", "seat", "seq", "rules", "status", "resumed", "seats", …}``."""
@@ -97,7 +102,12 @@ class Welcome(_Sent):
             "resumed": self.resumed,
             "seats": self.seats,
             "teams": list(self.teams),
+            "room": self.room,
+            "chat": list(self.chat),
         }
+        if self.watch_delay is not None:
+            out["watching"] = True
+            out["watch_delay"] = self.watch_delay
         if self.pace is not None:
             out["pace"] = dict(self.pace)
         out.update(self.state.to_json())
@@ -178,5 +188,17 @@ class ErrorReply(_Sent):
         return out
 
 
+@dataclass(frozen=True, slots=True)
+class ChatLine(_Sent):
+    """A chat line said at the table, to every seat and spectator (``line``: its stored form, text as text)."""
+
+    seq: int
+    line: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"type": "chat", "seq", "line": {"id", "seat", "name", "account", "text", "phrase", "at"}}``."""
+        return {"type": "chat", "seq": self.seq, "line": dict(self.line)}
+
+
 #: Every kind of message the server sends.
-ServerMessage = Welcome | Update | Seats | Left | Pong | ErrorReply
+ServerMessage = Welcome | Update | Seats | Left | Pong | ErrorReply | ChatLine

@@ -7,7 +7,11 @@ implementation on the server side. A client message is one JSON object with a ``
             stands (``seq``, ``hand``, ``events``) when it reconnects;
 ``act``     an action (``{"a": "play", "cards": "Ah Ah"}`` …) answering sequence number ``seq``;
 ``auto``    托管 on or off;  ``leave``: leave the table (逃跑 during a game);
-``again``   start the next game once one is over;  ``ping``: a keep-alive.
+``again``   start the next game once one is over;  ``ping``: a keep-alive;
+``chat``    a line to the table: ``text`` (1 to 200 characters) or a quick ``phrase`` (:data:`CHAT_PHRASES`).
+
+A spectator's hello is ``{"type": "hello", "watch": true}``; a logged-in player's may leave out
+the token (the seat their account holds is theirs).
 
 Anything else, or a message of the wrong shape, is refused with a :class:`ProtocolError`
 that says in words what is wrong; the connection stays open and nothing changes. Text that is
@@ -37,12 +41,15 @@ from chaodipi.log import Action, ActionError, ActionKind
 from chaodipi.record import JSON_SAFE_INT
 
 __all__ = [
+    "CHAT_PHRASES",
+    "MAX_CHAT",
     "MAX_MESSAGE_BYTES",
     "SEED_MAX",
     "SEED_MIN",
     "Act",
     "Again",
     "Auto",
+    "Chat",
     "ClientMessage",
     "Hello",
     "Leave",
@@ -81,12 +88,29 @@ class ProtocolError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Hello:
-    """Who the client is (its resume token) and, when it reconnects, the last state it saw."""
+    """Who the client is (its resume token; None: a spectator, or the seat of the logged-in account)
+    and, when it reconnects, the last state it saw."""
 
-    token: str
+    token: str | None
     seq: int | None = None
     hand: int | None = None
     events: int | None = None
+    watch: bool = False
+
+
+#: The longest chat line (characters).
+MAX_CHAT = 200
+#: The quick phrases a chat line may be instead of text (the page words them in the reader's language).
+CHAT_PHRASES = ("hello", "good_luck", "nice", "thanks", "sorry", "hurry", "oops", "gg")
+
+
+@dataclass(frozen=True, slots=True)
+class Chat:
+    """A chat line: text, or a quick phrase's code."""
+
+    text: str
+    phrase: str | None = None
+    ref: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +158,7 @@ class Ping:
     ref: str | None = None
 
 
-ClientMessage = Act | Auto | Leave | Again | Ready | Ping
+ClientMessage = Act | Auto | Leave | Again | Ready | Ping | Chat
 
 
 def _refuse_constant(name: str) -> Any:
@@ -219,19 +243,26 @@ def _only(obj: dict[str, Any], keys: set[str]) -> None:
 
 
 def parse_hello(text: str | bytes) -> Hello:
-    """The first message of a connection: ``{"type": "hello", "token": ..., "seq"?, "hand"?, "events"?}``."""
+    """The first message of a connection: ``{"type": "hello", "token"?: ..., "watch"?: true, "seq"?, "hand"?,
+    "events"?}``: a seat's resume token, or ``watch`` to look on, or neither for a logged-in account's seat."""
     obj = loads(text)
     if obj.get("type") != "hello":
         raise ProtocolError("the first message is a hello with the seat's token", "hello_required")
-    _only(obj, {"token", "seq", "hand", "events"})
+    _only(obj, {"token", "seq", "hand", "events", "watch"})
+    watch = obj.get("watch", False)
+    if not isinstance(watch, bool):
+        raise ProtocolError("'watch' must be true or false")
     token = obj.get("token")
-    if not isinstance(token, str) or not 1 <= len(token) <= 128:
+    if token is not None and (not isinstance(token, str) or not 1 <= len(token) <= 128):
         raise ProtocolError("'token' must be the resume token the server gave when you took the seat")
+    if watch and token is not None:
+        raise ProtocolError("a hello either watches or names a seat's token, not both")
     return Hello(
         token,
         _number(obj, "seq", required=False),
         _number(obj, "hand", required=False),
         _number(obj, "events", required=False),
+        watch,
     )
 
 
@@ -290,10 +321,27 @@ def _parse_object(obj: dict[str, Any], seat: int) -> ClientMessage:
     if kind == "ping":
         _only(obj, set())
         return Ping(ref)
+    if kind == "chat":
+        _only(obj, {"text", "phrase"})
+        phrase = obj.get("phrase")
+        if phrase is not None:
+            if "text" in obj or phrase not in CHAT_PHRASES:
+                raise ProtocolError(f"'phrase' is one of {', '.join(CHAT_PHRASES)} (and then no text)", "chat_phrase")
+            return Chat("", phrase, ref)
+        line = obj.get("text")
+        if not isinstance(line, str) or not line.strip():
+            raise ProtocolError("'text' is the line to say (1 to 200 characters)", "chat_length")
+        line = " ".join(line.split())  # one line: no newlines or runs of spaces
+        if len(line) > MAX_CHAT:
+            raise ProtocolError(f"a chat line is at most {MAX_CHAT} characters, not {len(line)}", "chat_length")
+        if not all(c.isprintable() for c in line):
+            raise ProtocolError("a chat line is printable text", "chat_length")
+        return Chat(line, None, ref)
     if kind == "hello":
         raise ProtocolError("this connection has already said hello")
     raise ProtocolError(
-        f"unknown message type {_show(kind)}; the types are act, auto, leave, again, ready, ping", "unknown_type"
+        f"unknown message type {_show(kind)}; the types are act, auto, leave, again, ready, ping, chat",
+        "unknown_type",
     )
 
 

@@ -41,12 +41,12 @@ chaodipi.server.store.StaleSequenceError: table 1 is at action 1, not 0: another
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from alembic import command
 from alembic.config import Config
@@ -69,7 +69,7 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.engine import URL, Engine
+from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
@@ -82,6 +82,8 @@ from chaodipi.rules import RuleSet
 
 __all__ = [
     "DEFAULT_URL",
+    "MAX_WATCH_DELAY",
+    "ROOMS",
     "Base",
     "NotOwnerError",
     "SeatKind",
@@ -98,11 +100,17 @@ __all__ = [
     "UnknownTableError",
     "game_seed",
     "migrate",
+    "room_of",
 ]
 
+#: The platform's rooms (RULES §15's online presets, each unchanged), then ``house``: every other table.
+ROOMS = ("anchao", "kangqi", "mingchao", "house")
+#: The most whole tricks spectators may be kept behind.
+MAX_WATCH_DELAY = 5
 #: Where the server keeps its tables unless told otherwise: an SQLite file in the working directory.
 DEFAULT_URL = "sqlite:///chaodipi.db"
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+T = TypeVar("T")
 SEED_RANGE = (-(2**63), 2**63 - 1)  # a BIGINT column
 
 
@@ -131,6 +139,20 @@ class SeatKind(StrEnum):
 
     PLAYER = "player"
     BOT = "bot"
+
+
+def room_of(rules: RuleSet) -> str:
+    """The room a table with these rules belongs to: a room's preset unchanged, or ``house``.
+
+    >>> room_of(RuleSet.preset("anchao")), room_of(RuleSet.from_spec({"preset": "anchao", "set": {"circles": 1}}))
+    ('anchao', 'house')
+    >>> room_of(RuleSet.preset("standard"))
+    'house'
+    """
+    spec: object = rules.to_spec()
+    if isinstance(spec, dict) and not spec.get("set"):
+        spec = spec.get("preset")
+    return spec if isinstance(spec, str) and spec in ROOMS[:3] else "house"
 
 
 def game_seed(seed: int, game: int) -> int:
@@ -185,6 +207,9 @@ class TableRow(Base):
     owner: Mapped[str | None] = mapped_column(String(64), nullable=True)  # the server process that runs it
     lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    room: Mapped[str] = mapped_column(String(16), default="house")  # anchao, kangqi, mingchao or house
+    watchers: Mapped[bool] = mapped_column(Boolean, default=True)  # spectators allowed
+    watch_delay: Mapped[int] = mapped_column(Integer, default=0)  # how many whole tricks spectators are behind
 
 
 class HandRow(Base):
@@ -241,6 +266,7 @@ class SeatRow(Base):
     token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     auto: Mapped[bool] = mapped_column(Boolean, default=False)  # 托管: the bot plays for the player
     joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    account_id: Mapped[int | None] = mapped_column(Integer, nullable=True)  # the account that holds the seat
 
 
 # -- what load returns ----------------------------------------------------------------------------
@@ -264,6 +290,9 @@ class TableInfo:
     owner: str | None = None
     lease_until: datetime | None = None
     heartbeat_at: datetime | None = None
+    room: str = "house"
+    watchers: bool = True
+    watch_delay: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,6 +305,7 @@ class StoredSeat:
     bot: str
     token_hash: str | None
     auto: bool
+    account_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,9 +366,24 @@ def migrate(url: str | URL | Engine = DEFAULT_URL) -> None:
     """Upgrade the database at ``url`` (or behind an engine) to the newest revision; a current one is left as it is."""
     engine = _engine(url)
     config = alembic_config()
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+    sqlite = engine.dialect.name == "sqlite"
+    with engine.connect() as connection:
+        if sqlite:
+            # SQLite changes a table by copying it (Alembic's batch mode) and dropping the old one: with
+            # foreign keys on, that drop would delete every row that refers to it (ON DELETE CASCADE).
+            # The switch works only outside a transaction; the keys are checked once the schema is new.
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            connection.commit()
+        with connection.begin():
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+            if sqlite:
+                broken = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+                if broken:
+                    raise StoreError(f"the migrated database has rows whose foreign key points nowhere: {broken[:5]}")
+        if sqlite:
+            connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+            connection.commit()
     if not isinstance(url, Engine):
         engine.dispose()
 
@@ -365,12 +410,19 @@ class Store:
         self.engine.dispose()
 
     # -- writing ----------------------------------------------------------------------------------
-    def create_table(self, rules: RuleSet, seed: int, *, name: str = "") -> int:
-        """A new table (waiting for players) with these rules, seed and name; returns its id."""
+    def create_table(
+        self, rules: RuleSet, seed: int, *, name: str = "", watchers: bool = True, watch_delay: int = 0
+    ) -> int:
+        """A new table (waiting for players) with these rules, seed and name; returns its id.
+
+        Its room is :func:`room_of` its rules; ``watchers``: spectators allowed, ``watch_delay`` whole
+        tricks behind (0 to 5)."""
         if isinstance(seed, bool) or not isinstance(seed, int) or not SEED_RANGE[0] <= seed <= SEED_RANGE[1]:
             raise StoreError(f"a table's seed is a whole number that fits 64 bits, not {seed!r}")
         if not isinstance(name, str) or len(name) > 64:
             raise StoreError("a table's name is text of at most 64 characters")
+        if type(watch_delay) is not int or not 0 <= watch_delay <= MAX_WATCH_DELAY:
+            raise StoreError(f"spectators are 0 to {MAX_WATCH_DELAY} whole tricks behind, not {watch_delay!r}")
         now = _now()
         row = TableRow(
             rules=json.dumps(rules.to_spec(), ensure_ascii=False, sort_keys=True),
@@ -382,6 +434,9 @@ class Store:
             hand_number=0,
             name=name,
             game=1,
+            room=room_of(rules),
+            watchers=bool(watchers),
+            watch_delay=watch_delay,
         )
         with Session(self.engine) as session, session.begin():
             session.add(row)
@@ -444,6 +499,7 @@ class Store:
         *,
         deadline_at: datetime | None = None,
         owner: str | None = None,
+        also: Callable[[Connection], None] | None = None,
     ) -> int:
         """Store ``action`` as number ``expected_seq + 1`` of the table, in hand ``hand_number``; returns that number.
 
@@ -451,7 +507,8 @@ class Store:
         still there (and the table is in that hand, and owned by ``owner`` when one is named),
         then the action is inserted; the table's deadline becomes ``deadline_at`` (the next
         decision's). If another writer took the number first, :class:`StaleSequenceError` is
-        raised and nothing changes.
+        raised and nothing changes. ``also`` writes what the action causes (the credits ledger's rows,
+        ratings) on the same connection, in the same transaction: both are stored, or neither.
         """
         seq = expected_seq + 1
         now = _now()
@@ -486,10 +543,22 @@ class Store:
                         table_id=table_id, seq=seq, hand_number=hand_number, action=text, created_at=now
                     )
                 )
+                if also is not None:
+                    also(connection)
         except IntegrityError:
             # The conditional update makes this unreachable; the unique (table_id, seq) backs it up.
             raise StaleSequenceError(f"table {table_id}: another action took number {seq}") from None
         return seq
+
+    def write(self, fn: Callable[[Connection], T]) -> T:
+        """Run ``fn`` on a connection in one transaction (the ledger's, ratings' and chat's writes)."""
+        with self.engine.begin() as connection:
+            return fn(connection)
+
+    def read(self, fn: Callable[[Connection], T]) -> T:
+        """Run ``fn`` on a connection (reads: a player's page, a leaderboard)."""
+        with self.engine.connect() as connection:
+            return fn(connection)
 
     def set_status(self, table_id: int, status: TableStatus) -> None:
         """Mark a table waiting, playing or finished."""
@@ -533,8 +602,9 @@ class Store:
         *,
         bot: str = "rules",
         token_hash: str | None = None,
+        account_id: int | None = None,
     ) -> None:
-        """Seat a player or a bot in an empty seat; :class:`SeatTakenError` if someone sits there."""
+        """Seat a player (a guest, or ``account_id``'s) or a bot in an empty seat; :class:`SeatTakenError` if taken."""
         if not is_seat(seat):
             raise StoreError(f"a seat is 0..3, not {seat!r}")
         try:
@@ -552,6 +622,7 @@ class Store:
                         token_hash=token_hash,
                         auto=False,
                         joined_at=_now(),
+                        account_id=account_id,
                     )
                 )
         except IntegrityError:
@@ -566,8 +637,9 @@ class Store:
         name: str | None = None,
         token_hash: str | bool | None = False,
         auto: bool | None = None,
+        account_id: int | bool | None = False,
     ) -> None:
-        """Change a taken seat: who sits there, its name, its token hash (False: unchanged), 托管 on or off."""
+        """Change a taken seat: who sits there, its name, its token hash and account (False: unchanged), 托管."""
         values: dict[str, Any] = {}
         if kind is not None:
             values["kind"] = SeatKind(kind).value
@@ -577,6 +649,8 @@ class Store:
             values["token_hash"] = token_hash
         if auto is not None:
             values["auto"] = auto
+        if account_id is not False:
+            values["account_id"] = account_id
         with Session(self.engine) as session, session.begin():
             moved = session.connection().execute(
                 update(SeatRow).where(SeatRow.table_id == table_id, SeatRow.seat == seat).values(**values)
@@ -597,7 +671,8 @@ class Store:
         with Session(self.engine) as session:
             rows = session.scalars(select(SeatRow).where(SeatRow.table_id == table_id)).all()
             return {
-                r.seat: StoredSeat(r.seat, SeatKind(r.kind), r.name, r.bot, r.token_hash, bool(r.auto)) for r in rows
+                r.seat: StoredSeat(r.seat, SeatKind(r.kind), r.name, r.bot, r.token_hash, bool(r.auto), r.account_id)
+                for r in rows
             }
 
     # -- ownership: one server process runs a table at a time ----------------------------------------
@@ -751,6 +826,9 @@ def _table_info(row: TableRow) -> TableInfo:
         owner=row.owner,
         lease_until=_aware(row.lease_until),
         heartbeat_at=_aware(row.heartbeat_at),
+        room=row.room,
+        watchers=bool(row.watchers),
+        watch_delay=row.watch_delay,
     )
 
 

@@ -23,23 +23,27 @@ import logging
 import secrets
 from collections.abc import Callable
 from concurrent.futures import Executor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any, TypeVar
 
 from chaodipi.game import Game
 from chaodipi.hand import Hand
+from chaodipi.levels import Side
 from chaodipi.log import Action, ActionKind, IllegalActionError
 from chaodipi.rules import RuleSet
+from chaodipi.server import ledger, ratings
 from chaodipi.server.autoplay import AutoPlay, BotDone
 from chaodipi.server.bots import BotRunner
+from chaodipi.server.chat import ChatLimiter, add_line, recent_lines
 from chaodipi.server.clock import Clock, LoopClock
 from chaodipi.server.config import ServerConfig, Stats
-from chaodipi.server.messages import ErrorReply, Left, Pong, Seats, TableState, Update, Welcome
+from chaodipi.server.messages import ChatLine, ErrorReply, Left, Pong, Seats, TableState, Update, Welcome
 from chaodipi.server.protocol import (
     Act,
     Again,
     Auto,
+    Chat,
     ClientMessage,
     Hello,
     Leave,
@@ -56,7 +60,7 @@ from chaodipi.server.store import (
     TableStatus,
     game_seed,
 )
-from chaodipi.view import Phase
+from chaodipi.view import SPECTATOR, TEAMS, Phase
 
 __all__ = ["MAX_NAME", "Table", "TableError", "hash_token", "in_thread"]
 
@@ -69,6 +73,7 @@ MAX_NAME = 24
 CLOSE_LEFT = 4000  # the seat was left (this or another connection of the seat)
 CLOSE_UNKNOWN_TOKEN = 4401
 CLOSE_MOVED = 4409  # another server process runs the table now
+CLOSE_NO_WATCHERS = 4403  # the table does not allow spectators
 
 
 class TableError(ValueError):
@@ -134,6 +139,15 @@ class _Stop:
 _Command = _Connect | _Message | _Refuse | _Disconnect | _Call | BotDone | _Stop
 
 
+@dataclass(slots=True)
+class _Marks:
+    """A copy of the current hand kept in step with it, and where its tricks ended (see ``_trick_marks``)."""
+
+    replica: Hand
+    applied: int = 0
+    marks: list[int] = field(default_factory=list)
+
+
 class Table(AutoPlay):
     """One table: its seats, its game, its clocks and its connections, run by one task (:meth:`run`)."""
 
@@ -158,6 +172,10 @@ class Table(AutoPlay):
         self.task: asyncio.Task[None] | None = None
         self.moved = False  # another process took the table over
         self.stats = stats or Stats()
+        self.watchers: list[Peer] = []  # spectators' connections (seat SPECTATOR)
+        self.chat_limiter = ChatLimiter(config.chat_limit)
+        self._marks: _Marks | None = None  # where each trick of the current hand ended (spectators' delay)
+        self._watched: tuple[int, Hand] | None = None  # the hand spectators see when kept behind
         self._load(info, seats)
 
     def _load(self, info: TableInfo, seats: dict[int, StoredSeat]) -> None:
@@ -182,6 +200,8 @@ class Table(AutoPlay):
         self.asked_in_countdown: dict[int, int] = {}  # seat → the sequence number it was last asked at
         self.missed: dict[int, int] = {}  # seat → decisions it missed in a row (RULES §13: two, and 托管 stays on)
         self.hand_settled = True  # the current hand's result is applied to the game
+        self.game_accounts: list[int | None] = [None] * 4  # who sat down when the game began (bots' accounts too)
+        self.hand_accounts: list[int | None] = [None] * 4  # whose the current hand's credits are, seat by seat
 
     # -- the task --------------------------------------------------------------------------------
     def start(self) -> None:
@@ -306,7 +326,10 @@ class Table(AutoPlay):
             await self._on_bot_done(command)
 
     async def _on_connect(self, peer: Peer, hello: Hello) -> None:
-        seat = self._seat_of(hello.token)
+        if hello.watch:
+            await self._on_watch(peer)
+            return
+        seat = self._seat_of(hello.token) if hello.token is not None else self._seat_of_account(peer.account)
         if seat is None:
             peer.send(ErrorReply(self.seq, "unknown_token", "no seat at this table has this token").text())
             peer.close(CLOSE_UNKNOWN_TOKEN, "unknown token")
@@ -327,13 +350,21 @@ class Table(AutoPlay):
         peer.events_sent = hello.events if resume and hello.events is not None else 0
         was_connected = bool(state.peers)
         state.peers.append(peer)
-        welcome = Welcome(
+        welcome = await self._welcome(peer, seat, resume)
+        peer.send(welcome.text())
+        if not was_connected:
+            self._broadcast_seats(skip=peer)
+
+    async def _welcome(self, peer: Peer, seat: int, resumed: bool) -> Welcome:
+        """The answer to a hello: the table, the seat (or a spectator's), its state, the pace and the latest chat."""
+        watching = seat == SPECTATOR
+        return Welcome(
             self.id,
             self.info.name,
-            seat,
+            None if watching else seat,
             self.rules.to_spec(),
             self.status.value,
-            resume,
+            resumed,
             self._seats_json(),
             self._state_message(seat, peer),
             pace={
@@ -341,12 +372,36 @@ class Table(AutoPlay):
                 "bot_delay_ms": self.config.bot_delay_ms,
                 "trick_pause_ms": self.config.trick_pause_ms,
             },
+            chat=tuple(await self._db(self.store.read, lambda c: recent_lines(c, self.id))),
+            watch_delay=self.info.watch_delay if watching else None,
+            room=self.info.room,
         )
+
+    async def _on_watch(self, peer: Peer) -> None:
+        """A spectator said hello: the table as every player sees it (and no more), some tricks behind if set."""
+        if not self.info.watchers:
+            peer.send(ErrorReply(self.seq, "no_watchers", "this table does not allow spectators").text())
+            peer.close(CLOSE_NO_WATCHERS, "no spectators")
+            return
+        peer.seat = SPECTATOR
+        peer.hand_sent, peer.events_sent = self.hand_number, 0
+        self.watchers.append(peer)
+        welcome = await self._welcome(peer, SPECTATOR, False)
         peer.send(welcome.text())
-        if not was_connected:
-            self._broadcast_seats(skip=peer)
+
+    def _seat_of_account(self, account: tuple[int, str] | None) -> int | None:
+        """The seat the logged-in account holds at this table, if any."""
+        if account is None:
+            return None
+        for n, s in enumerate(self.seats):
+            if s is not None and s.kind is SeatKind.PLAYER and s.account_id == account[0]:
+                return n
+        return None
 
     def _on_disconnect(self, peer: Peer) -> None:
+        if peer in self.watchers:
+            self.watchers.remove(peer)
+            return
         state = self.seats[peer.seat] if 0 <= peer.seat <= 3 else None
         if state is not None and peer in state.peers:
             state.peers.remove(peer)
@@ -356,12 +411,25 @@ class Table(AutoPlay):
 
     async def _on_message(self, peer: Peer, message: ClientMessage, arrived: float) -> None:
         seat = peer.seat
+        if seat == SPECTATOR:
+            if peer not in self.watchers:
+                return
+            if isinstance(message, Ping):
+                peer.send(Pong(self.seq, message.ref).text())
+            elif isinstance(message, Chat):
+                await self._chat(peer, None, message)
+            else:
+                peer.send(ErrorReply(self.seq, "watching", "a spectator cannot act at the table", message.ref).text())
+            return
         state = self.seats[seat]
         if state is None or peer not in state.peers:
             return  # the seat was left meanwhile
         ref = message.ref
         if isinstance(message, Ping):
             peer.send(Pong(self.seq, ref).text())
+            return
+        if isinstance(message, Chat):
+            await self._chat(peer, seat, message)
             return
         if isinstance(message, Auto):
             self.missed.pop(seat, None)  # the player chose: the count of decisions missed in a row starts again
@@ -402,6 +470,36 @@ class Table(AutoPlay):
             peer.send(ErrorReply(self.seq, "illegal", str(exc), ref, exc.phrase).text())
             self._schedule()
 
+    # -- chat ------------------------------------------------------------------------------------
+    async def _chat(self, peer: Peer, seat: int | None, message: Chat) -> None:
+        """A line from a seat (any player) or a spectator (logged in only): stored, then sent to everyone here."""
+        account = peer.account
+        state = None if seat is None else self.seats[seat]
+        if state is None and account is None:
+            peer.send(ErrorReply(self.seq, "chat_login", "log in to chat as a spectator", message.ref).text())
+            return
+        speaker = f"account:{account[0]}" if account is not None else f"seat:{seat}"
+        if not self.chat_limiter.allow(speaker):
+            peer.send(ErrorReply(self.seq, "chat_limit", "too many chat lines: wait a few seconds", message.ref).text())
+            return
+        if state is not None:
+            name = state.name
+            account_id, account_name = state.account_id, state.name if state.account_id is not None else None
+        else:
+            assert account is not None
+            name, account_id, account_name = account[1], account[0], account[1]
+        line = await self._db(
+            self.store.write,
+            lambda c: add_line(c, self.id, seat, account_id, account_name, name, message.text, message.phrase),
+        )
+        text = ChatLine(self.seq, line).text()
+        for p in self._all_peers():
+            p.send(text)
+
+    def _all_peers(self) -> list[Peer]:
+        """Every connection at the table: the seats' and the spectators'."""
+        return [p for s in self.seats if s is not None for p in s.peers] + list(self.watchers)
+
     # -- accepting an action: check, apply, store, then tell ---------------------------------------
     async def _accept(self, action: Action, arrived: float | None = None) -> None:
         """The one way an action enters the table: the engine checks it, the store keeps it, then all hear of it."""
@@ -410,6 +508,7 @@ class Table(AutoPlay):
         hand.apply(action)  # checked first, atomically: a refused action raises and changes nothing
         recorded = hand.actions[-1]  # as the engine records it (a bid with the number of cards dealt)
         deadline = self._next_deadline()
+        also = self._hand_over(hand) if hand.phase is Phase.OVER else None
         try:
             self.seq = await self._db(
                 self.store.append,
@@ -419,6 +518,7 @@ class Table(AutoPlay):
                 recorded,
                 deadline_at=deadline.at if deadline else None,
                 owner=self.config.owner,
+                also=also,
             )
         except BaseException:
             await self._reload()  # the hand in memory is ahead of the database: take the database's
@@ -431,6 +531,42 @@ class Table(AutoPlay):
         self.stats.accepted += 1
         if arrived is not None:
             self.stats.latencies.append(self.clock.now() - arrived)
+
+    def _hand_over(self, hand: Hand) -> Callable[[Any], None]:
+        """What the action that ends ``hand`` also writes, in its transaction: each account's credits for the
+        hand (the ledger), and when the hand ends the game, the game's result and the players' ratings."""
+        result = hand.result
+        assert result is not None and hand.dealer is not None and self.game is not None
+        credits = result.seat_credits()
+        escaped = {seat for seat in range(4) if result.escaped(seat)}
+        postings = (
+            []
+            if credits is None
+            else ledger.hand_postings(
+                self.id,
+                self.game_number,
+                self.hand_number,
+                self.info.room,
+                self.hand_accounts,
+                credits,
+                escaped=escaped,
+            )
+        )
+        ends = result.settlement.game_winner
+        winner: int | None = None
+        if ends is not None:
+            dealer_team = TEAMS[hand.dealer]
+            winner = dealer_team if ends is Side.DEALER else 1 - dealer_team
+        left_game = {seat for h in self.game.hands for seat in h.left}
+        table_id, game, room, players = self.id, self.game_number, self.info.room, list(self.game_accounts)
+
+        def write(connection: Any) -> None:
+            ledger.post(connection, postings)
+            if winner is not None:
+                ledger.finish_game(connection, table_id, game, winner)
+                ratings.rate_game(connection, table_id, game, room, players, winner, escaped=left_game)
+
+        return write
 
     def _after_change(self) -> None:
         """After an action or a card: settle a finished hand, tell every seat, plan the next clocks."""
@@ -525,10 +661,18 @@ class Table(AutoPlay):
             self._schedule()
 
     # -- seats, leaving, games ---------------------------------------------------------------------
-    async def take_seat(self, seat: int | None, name: str, bot: str | None) -> dict[str, Any]:
-        """Seat a guest (``bot`` None; returns a resume token, shown once) or a bot; starts the game at four."""
+    async def take_seat(
+        self, seat: int | None, name: str, bot: str | None, account: tuple[int, str] | None = None
+    ) -> dict[str, Any]:
+        """Seat a guest or an account's player (``bot`` None; returns a resume token, shown once) or a bot;
+        starts the game at four. An account's seat has the account's name; an account sits once at a table."""
         if self.game is not None and not self.game.over:
             raise TableError("the game has started: every seat is taken")
+        if account is not None and bot is None:
+            held = self._seat_of_account(account)
+            if held is not None:
+                raise TableError(f"you already sit at this table (seat {held})")
+            name = account[1]
         free = [n for n, s in enumerate(self.seats) if s is None]
         if seat is None:
             if not free:
@@ -539,11 +683,19 @@ class Table(AutoPlay):
         token: str | None = None
         if bot is None:
             token = secrets.token_urlsafe(24)
-            state = SeatState(SeatKind.PLAYER, name, "rules", hash_token(token))
+            account_id = account[0] if account is not None else None
+            state = SeatState(SeatKind.PLAYER, name, "rules", hash_token(token), account_id=account_id)
         else:
             state = SeatState(SeatKind.BOT, name or f"{bot} bot", bot, None)
         await self._db(
-            self.store.take_seat, self.id, seat, state.kind, state.name, bot=state.bot, token_hash=state.token_hash
+            self.store.take_seat,
+            self.id,
+            seat,
+            state.kind,
+            state.name,
+            bot=state.bot,
+            token_hash=state.token_hash,
+            account_id=state.account_id,
         )
         self.seats[seat] = state
         self._broadcast_seats()
@@ -553,6 +705,49 @@ class Table(AutoPlay):
         if token is not None:
             out["token"] = token
         return out
+
+    async def claim(self, token: str, account: tuple[int, str]) -> dict[str, Any]:
+        """A guest's seat becomes ``account``'s (the guest registered or logged in): its name becomes the
+        account's, and the credits of the hands already played in this game are posted to its ledger."""
+        seat = self._seat_of(token)
+        if seat is None:
+            raise TableError("no seat at this table has this token", 403)
+        state = self.seats[seat]
+        assert state is not None
+        if state.account_id == account[0]:
+            return {"table": self.id, "seat": seat}
+        if state.account_id is not None:
+            raise TableError("this seat is another account's", 409)
+        held = self._seat_of_account(account)
+        if held is not None:
+            raise TableError(f"your account already sits at this table (seat {held})", 409)
+        await self._db(self.store.update_seat, self.id, seat, name=account[1], account_id=account[0])
+        state.name, state.account_id = account[1], account[0]
+        self.hand_accounts[seat] = account[0]
+        if self.game is not None and self.game.hands:
+            self.game_accounts[seat] = account[0]
+            postings = []
+            mine: list[int | None] = [account[0] if n == seat else None for n in range(4)]
+            for number, summary in enumerate(self.game.history, self.hand_number - len(self.game.hands) + 1):
+                credits = None if summary.result is None else summary.result.seat_credits()
+                if credits is not None and summary.result is not None:
+                    escaped = {n for n in range(4) if summary.result.escaped(n)}
+                    postings += ledger.hand_postings(
+                        self.id, self.game_number, number, self.info.room, mine, credits, escaped=escaped
+                    )
+            table_id, game, room, over = self.id, self.game_number, self.info.room, self.game.winner
+            players = list(self.game_accounts)
+            left_game = {n for h in self.game.hands for n in h.left}
+
+            def write(connection: Any) -> None:
+                ledger.set_game_account(connection, table_id, game, seat, account[0], account[1])
+                ledger.post(connection, postings)
+                if over is not None:
+                    ratings.rate_game(connection, table_id, game, room, players, over, escaped=left_game)
+
+            await self._db(self.store.write, write)
+        self._broadcast_seats()
+        return {"table": self.id, "seat": seat}
 
     def _seat_of(self, token: str) -> int | None:
         """The seat whose resume token this is (compared by digest, in constant time), or None."""
@@ -609,7 +804,26 @@ class Table(AutoPlay):
     async def _start_game(self) -> None:
         self.game = Game(self.rules, game_seed(self.info.seed, self.game_number))
         self.status = TableStatus.PLAYING
+        await self._write_players()
         await self._start_hand()
+
+    async def _write_players(self) -> None:
+        """Store who sits where as the game begins (``game_players``): an account, a guest's name, or a bot
+        (with its rating account); the game's ratings and the players' lists of games read them."""
+        seats = [
+            (s.account_id, s.name, None) if s.kind is SeatKind.PLAYER else (None, s.name, s.bot)
+            for s in self.seats
+            if s is not None
+        ]
+        table_id, game, room = self.id, self.game_number, self.info.room
+
+        def write(connection: Any) -> list[int | None]:
+            if len(seats) == 4:
+                rows = [(ratings.bot_account(connection, b) if b is not None else a, n, b) for a, n, b in seats]
+                ledger.start_game(connection, table_id, game, room, rows)  # (rows already there are kept)
+            return ledger.game_accounts(connection, table_id, game)
+
+        self.game_accounts = await self._db(self.store.write, write)
 
     async def _start_hand(self, *, leaving: int | None = None) -> None:
         """Deal the next hand, stored before anyone hears of it; ``leaving``: a seat whose leave is its first action."""
@@ -620,6 +834,7 @@ class Table(AutoPlay):
         number = self.hand_number + 1
         await self._db(self.store.record_hand_start, self.id, number, hand.deck, hand.first_seat)
         self.hand_number = number
+        self.hand_accounts = [s.account_id if s is not None and s.kind is SeatKind.PLAYER else None for s in self.seats]
         self.hand_settled = False
         self.deadline = None
         self.deal_due = None
@@ -640,6 +855,7 @@ class Table(AutoPlay):
         if info.hand_number == 0:
             return
         game = await self._db(self.store.rebuild, self.id)
+        await self._write_players()  # (written as the game began; again only if a crash came between)
         if not game.hands:  # a new game was started but not its first hand
             self.game = game
             await self._start_hand()
@@ -654,6 +870,14 @@ class Table(AutoPlay):
             else:
                 self.pause_due = self.clock.now() + self.config.hand_pause_ms / 1000
             return
+        self.hand_accounts = [
+            s.account_id
+            if s is not None and s.kind is SeatKind.PLAYER
+            else self.game_accounts[n]
+            if n in hand.left
+            else None
+            for n, s in enumerate(self.seats)
+        ]
         for seat in hand.left:  # a leave stored just before a crash: the seat is the bot's
             state = self.seats[seat]
             if state is not None and state.kind is SeatKind.PLAYER:
@@ -691,10 +915,9 @@ class Table(AutoPlay):
 
     def _moved(self) -> None:
         self.moved = True
-        for s in self.seats:
-            for p in list(s.peers if s else []):
-                p.send(ErrorReply(self.seq, "moved", "another server runs this table now: reconnect").text())
-                p.close(CLOSE_MOVED, "table moved")
+        for p in self._all_peers():
+            p.send(ErrorReply(self.seq, "moved", "another server runs this table now: reconnect").text())
+            p.close(CLOSE_MOVED, "table moved")
 
     # -- what clients are sent -----------------------------------------------------------------------
     def _hand(self) -> Hand | None:
@@ -730,7 +953,7 @@ class Table(AutoPlay):
         game, deadline = self.game_json(), self._deadline_json(now)
         if hand is None:
             return TableState(self.seq, self.hand_number, game, deadline, None, 0, [])
-        seen = hand.view(seat)
+        seen = hand.view(seat) if seat != SPECTATOR else self._watched_hand(hand).view(SPECTATOR)
         if peer.hand_sent != self.hand_number:
             peer.hand_sent, peer.events_sent = self.hand_number, 0
         start = min(peer.events_sent, len(seen.events))
@@ -759,13 +982,49 @@ class Table(AutoPlay):
     def _broadcast(self) -> None:
         for seat in range(4):
             self._send_state(seat)
+        for peer in self.watchers:
+            peer.send(Update(self._state_message(SPECTATOR, peer)).text())
 
     def _broadcast_seats(self, skip: Peer | None = None) -> None:
         text = Seats(self.seq, self._seats_json()).text()
-        for s in self.seats:
-            for peer in s.peers if s else []:
-                if peer is not skip:
-                    peer.send(text)
+        for peer in self._all_peers():
+            if peer is not skip:
+                peer.send(text)
+
+    def _watched_hand(self, hand: Hand) -> Hand:
+        """The hand as spectators see it: during play, ``watch_delay`` whole tricks behind (the tricks since and
+        the trick in progress not yet shown); before play and once the hand is over, as it is."""
+        delay = self.info.watch_delay
+        if delay == 0 or hand.phase is not Phase.PLAY:
+            return hand
+        marks = self._trick_marks(hand)
+        shown = max(0, len(hand.tricks) - delay)
+        if shown >= len(marks):
+            return hand
+        upto = marks[shown]
+        kept = self._watched
+        if kept is not None and kept[0] == upto and kept[1].deck == hand.deck:
+            return kept[1]
+        replica = hand.restart()
+        for action in hand.actions[:upto]:
+            replica.apply(action)
+        self._watched = (upto, replica)
+        return replica
+
+    def _trick_marks(self, hand: Hand) -> list[int]:
+        """How many of the hand's actions had been made when play began (entry 0) and when each trick ended.
+
+        A copy of the hand is kept in step, one action at a time, so each action is replayed once."""
+        kept = self._marks
+        if kept is None or kept.replica.deck != hand.deck or kept.applied > len(hand.actions):
+            kept = self._marks = _Marks(hand.restart())
+        for action in hand.actions[kept.applied :]:
+            kept.replica.apply(action)
+            kept.applied += 1
+            began = not kept.marks and kept.replica.phase in (Phase.PLAY, Phase.OVER)
+            if began or (kept.marks and len(kept.replica.tricks) == len(kept.marks) and not kept.replica.current):
+                kept.marks.append(kept.applied)
+        return kept.marks
 
     def summary(self) -> dict[str, Any]:
         """The lobby's line for this table."""
@@ -774,7 +1033,8 @@ class Table(AutoPlay):
             "id": self.id,
             "name": self.info.name,
             "rules": self.rules.to_spec(),
-            "room": self.rules.name,
+            "room": self.info.room,
+            "preset": self.rules.name,
             "status": self.status.value,
             "seats": self._seats_json(),
             "seq": self.seq,
@@ -782,4 +1042,7 @@ class Table(AutoPlay):
             "phase": None if hand is None else hand.phase.value,
             "game": self.game_json(),
             "games": self.game_number if self.hand_number else 0,
+            "watch": self.info.watchers,
+            "watch_delay": self.info.watch_delay,
+            "watchers": len(self.watchers),
         }

@@ -19,12 +19,23 @@ from typing import Any
 from chaodipi.rules import RuleError, RuleSet
 from chaodipi.server.bots import BOT_NAMES, BotRunner
 from chaodipi.server.config import ServerConfig, Stats
-from chaodipi.server.store import DEFAULT_URL, SEED_RANGE, Store, TableStatus, UnknownTableError
+from chaodipi.server.store import (
+    DEFAULT_URL,
+    MAX_WATCH_DELAY,
+    ROOMS,
+    SEED_RANGE,
+    Store,
+    TableStatus,
+    UnknownTableError,
+)
 from chaodipi.server.table import MAX_NAME, Table, TableError, in_thread
 
-__all__ = ["LOBBY_WRITES_PER_MINUTE", "Server", "guest_name", "only_fields"]
+__all__ = ["LOBBY_WRITES_PER_MINUTE", "ROOM_NAMES", "Server", "guest_name", "only_fields"]
 
 log = logging.getLogger("chaodipi.server")
+
+#: Each room's name (the source platform's): 暗炒房 the dark-fry room, 扛旗房 the flag room, 明炒房 the open-fry room.
+ROOM_NAMES = {"anchao": "暗炒房", "kangqi": "扛旗房", "mingchao": "明炒房", "house": "自定义桌"}
 
 #: Lobby requests that change something, per client address, per minute.
 LOBBY_WRITES_PER_MINUTE = 120
@@ -65,9 +76,8 @@ class Server:
             self._renewer.cancel()
         for table in list(self.tables.values()):
             await table.stop()
-            for s in table.seats:
-                for peer in list(s.peers if s else []):
-                    peer.close(1001, "the server is going away")
+            for peer in table._all_peers():
+                peer.close(1001, "the server is going away")
         with contextlib.suppress(Exception):
             await self.db_call(self.store.release, self.config.owner)
         self.bots.close()
@@ -122,8 +132,14 @@ class Server:
             return loaded
 
     async def create_table(self, body: dict[str, Any]) -> Table:
-        """A new table from a lobby request: ``{"name", "rules", "seed"?, "bots"?}``."""
-        only_fields(body, {"name", "rules", "seed", "bots"})
+        """A new table from a lobby request: ``{"name", "rules", "seed"?, "bots"?, "watch"?, "watch_delay"?}``."""
+        only_fields(body, {"name", "rules", "seed", "bots", "watch", "watch_delay"})
+        watch = body.get("watch", True)
+        if not isinstance(watch, bool):
+            raise TableError("'watch' (spectators allowed) is true or false", 400)
+        delay = body.get("watch_delay", 0)
+        if type(delay) is not int or not 0 <= delay <= MAX_WATCH_DELAY:
+            raise TableError(f"'watch_delay' is 0 to {MAX_WATCH_DELAY} whole tricks", 400)
         name = body.get("name", "")
         if not isinstance(name, str) or len(name.strip()) > 64 or not name.isprintable():
             raise TableError("'name' is printable text of at most 64 characters", 400)
@@ -137,11 +153,55 @@ class Server:
         if isinstance(seed, bool) or not isinstance(seed, int) or not SEED_RANGE[0] <= seed <= SEED_RANGE[1]:
             raise TableError("'seed' is a whole number that fits 64 bits", 400)
         bots = _bots(body.get("bots", {}))
-        table_id = await self.db_call(self.store.create_table, rules, seed, name=name.strip())
+        table_id = await self.db_call(
+            self.store.create_table, rules, seed, name=name.strip(), watchers=watch, watch_delay=delay
+        )
         table = await self.table(table_id)
         for seat, bot in sorted(bots.items()):
             await table.call(functools.partial(table.take_seat, seat, "", bot))
         return table
+
+    async def claim_seat(self, table_id: int, token: str, account: tuple[int, str]) -> dict[str, Any]:
+        """A guest's seat (its resume token) at table ``table_id`` becomes ``account``'s (:meth:`Table.claim`)."""
+        table = await self.table(table_id)
+        answer: dict[str, Any] = await table.call(lambda: table.claim(token, account))
+        return answer
+
+    async def quick_join(
+        self, room: str, name: str, account: tuple[int, str] | None, *, bots: bool = False
+    ) -> dict[str, Any]:
+        """快速加入: a seat at the room's open table with the most players (a new table of the room if none is open);
+        ``bots`` fills the other empty seats with rules bots, so that the game starts at once."""
+        if room not in ROOMS[:3]:
+            raise TableError(f"quick join is for the rooms {', '.join(ROOMS[:3])}", 404)
+        for _ in range(5):  # (a table may fill up between the look and the seat: try the next)
+            infos = await self.db_call(self.store.list_tables, TableStatus.WAITING)
+            best: tuple[int, int] | None = None
+            for info in infos:
+                if info.room != room:
+                    continue
+                seats = await self.db_call(self.store.seats, info.id)
+                if len(seats) >= 4:
+                    continue
+                if account is not None and any(s.account_id == account[0] for s in seats.values()):
+                    continue
+                if best is None or len(seats) > best[1]:
+                    best = (info.id, len(seats))
+            if best is None:
+                count = sum(1 for i in await self.db_call(self.store.list_tables) if i.room == room)
+                table = await self.create_table({"name": f"{ROOM_NAMES[room]} {count + 1}", "rules": room})
+            else:
+                table = await self.table(best[0])
+            try:
+                answer: dict[str, Any] = await table.call(functools.partial(table.take_seat, None, name, None, account))
+            except TableError:
+                continue
+            if bots:
+                for seat in range(4):
+                    if table.seats[seat] is None:
+                        await table.call(functools.partial(table.take_seat, seat, "", "rules"))
+            return answer
+        raise TableError("every open table filled up meanwhile: try again", 409)
 
     def allow_write(self, client: str) -> bool:
         """Whether ``client`` may make another lobby change now (a per-address limit)."""

@@ -19,6 +19,7 @@ import time
 
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
+from chaodipi.server.accounts import current
 from chaodipi.server.config import ServerConfig
 from chaodipi.server.messages import ErrorReply
 from chaodipi.server.protocol import (
@@ -58,6 +59,7 @@ class Connection:
         self.websocket = websocket
         self.config = config
         self._seat = -1
+        self.account: tuple[int, str] | None = None  # the account logged in on this connection (its cookie)
         self.hand_sent = -1
         self.events_sent = 0
         self.ready = asyncio.Event()
@@ -172,11 +174,20 @@ async def _receive(websocket: WebSocket) -> str | None:
         return "\x00not utf-8"
 
 
+async def _account(websocket: WebSocket) -> tuple[int, str] | None:
+    """The account whose session cookie came with the connection (None: a guest, or an ended session)."""
+    if getattr(websocket.app.state, "accounts", None) is None:
+        return None
+    account, _ = await current(websocket)
+    return None if account is None else (account.id, account.username)
+
+
 async def table_socket(websocket: WebSocket) -> None:
     """``/ws/tables/{id}``: hello first, then actions; every reply comes from the table's task."""
     server: Server = websocket.app.state.server
     await websocket.accept()
     conn = Connection(websocket, server.config)
+    conn.account = await _account(websocket)
     pump = asyncio.get_running_loop().create_task(conn.pump())
     table: Table | None = None
     try:
@@ -233,7 +244,7 @@ async def table_socket(websocket: WebSocket) -> None:
         pass
     finally:
         conn.closed = True
-        if table is not None and conn.seat >= 0:
+        if table is not None and conn.seat >= 0:  # (a seat, or SPECTATOR)
             table.disconnect(conn)
         if not pump.done():
             with contextlib.suppress(asyncio.QueueFull):
