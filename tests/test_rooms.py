@@ -90,15 +90,22 @@ def test_rooms_quick_join_an_escape_in_the_ledger_and_the_leaderboard(tmp_path: 
                 board = (await http.get("/api/rooms/anchao/leaderboard")).json()
                 return board if any(r["username"] == "张三" for r in board["rows"]) else None
 
-            board = await until(rated, timeout=240)  # once the bots have played the game to its end
+            board = await until(rated)  # he left: his game is lost, and rated so, at once
             me = next(r for r in board["rows"] if r["username"] == "张三")
             assert me["games"] == 1 and me["wins"] == 0 and me["credits"] == page["credits"]["anchao"]
-            assert any(r["kind"] == "bot" and r["username"] == "rules" for r in board["rows"])
+            assert me["ordinal"] < 0  # a new player's 0, after a loss
+
+            async def game_over() -> dict[str, Any] | None:  # the bots play the game to its end: all are rated
+                board = (await http.get("/api/rooms/anchao/leaderboard")).json()
+                return board if any(r["kind"] == "bot" and r["username"] == "rules" for r in board["rows"]) else None
+
+            board = await until(game_over, timeout=240)
+            assert next(r for r in board["rows"] if r["username"] == "张三")["games"] == 1  # rated once
             by_credits = (await http.get("/api/rooms/anchao/leaderboard?sort=credits")).json()
             assert by_credits["sort"] == "credits" and by_credits["pages"] == 1
             page = (await http.get("/api/players/张三")).json()
             game = page["games"]["rows"][0]
-            assert game["won"] is False or game["won"] is True
+            assert game["won"] is False  # left: lost, whatever the bot did after
             assert game["replay"] == f"/replay/{table}/1"
             assert (await http.get(game["replay"])).status_code == 200  # the replay viewer's page
             assert (await http.get(f"/api/tables/{table}/games/1/replay")).status_code == 200

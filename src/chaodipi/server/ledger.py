@@ -45,6 +45,7 @@ __all__ = [
     "games_of",
     "hand_postings",
     "ledger_of",
+    "left_game",
     "post",
     "start_game",
 ]
@@ -268,15 +269,27 @@ def set_game_account(connection: Connection, table_id: int, game: int, seat: int
     )
 
 
-def finish_game(connection: Connection, table_id: int, game: int, winner_team: int) -> None:
-    """Mark game ``game`` over: each seat's side won or lost (the team of seats 0 and 2 is 0)."""
+def finish_game(
+    connection: Connection, table_id: int, game: int, winner_team: int, *, escaped: Collection[int] = ()
+) -> None:
+    """Mark game ``game`` over: each seat's side won or lost (the team of seats 0 and 2 is 0); a player who
+    left the game (``escaped``) lost it, whatever their side did after."""
     now = datetime.now(UTC)
     for seat in range(4):
         connection.execute(
             update(GamePlayerRow)
             .where(GamePlayerRow.table_id == table_id, GamePlayerRow.game == game, GamePlayerRow.seat == seat)
-            .values(winner=(seat % 2) == winner_team, finished_at=now)
+            .values(winner=(seat % 2) == winner_team and seat not in escaped, finished_at=now)
         )
+
+
+def left_game(connection: Connection, table_id: int, game: int, seat: int) -> None:
+    """The player in ``seat`` left game ``game`` (逃跑): for them it is lost (the game goes on with a bot)."""
+    connection.execute(
+        update(GamePlayerRow)
+        .where(GamePlayerRow.table_id == table_id, GamePlayerRow.game == game, GamePlayerRow.seat == seat)
+        .values(winner=False)
+    )
 
 
 def games_of(connection: Connection, account_id: int, page: int = 1) -> dict[str, Any]:

@@ -121,13 +121,19 @@ def rate_game(
     winner: int,
     *,
     escaped: Collection[int] = (),
+    only: Collection[int] | None = None,
 ) -> int:
     """Rate game ``game`` of the table once (again: nothing changes); returns how many ratings moved.
 
     ``accounts``: each seat's account when the game began (None: a guest, rated as new and not kept);
-    ``winner``: the winning team (seats 0 and 2 are team 0); ``escaped``: seats whose player left the game.
+    ``winner``: the winning team (seats 0 and 2 are team 0); ``escaped``: seats whose player left the game;
+    ``only``: rate these seats alone (a player who leaves is rated at once, the others when the game ends).
     """
-    keys = {seat: f"game:{table_id}:{game}:{account}" for seat, account in enumerate(accounts) if account is not None}
+    keys = {
+        seat: f"game:{table_id}:{game}:{account}"
+        for seat, account in enumerate(accounts)
+        if account is not None and (only is None or seat in only)
+    }
     if not keys:
         return 0
     done = set(connection.scalars(select(RatingChangeRow.key).where(RatingChangeRow.key.in_(list(keys.values())))))
@@ -149,7 +155,7 @@ def rate_game(
     now = datetime.now(UTC)
     moved = 0
     for seat, account in enumerate(accounts):
-        if account is None or keys[seat] in done:
+        if seat not in keys or keys[seat] in done:
             continue
         team, place = seat % 2, seat // 2
         won = team == winner and seat not in escaped

@@ -502,13 +502,25 @@ class Table(AutoPlay):
 
     # -- accepting an action: check, apply, store, then tell ---------------------------------------
     async def _accept(self, action: Action, arrived: float | None = None) -> None:
-        """The one way an action enters the table: the engine checks it, the store keeps it, then all hear of it."""
+        """The one way an action enters the table: the engine checks it, the store keeps it, then all hear of it.
+
+        What the action causes is stored in its transaction: a hand's credits and a game's ratings when it
+        ends them, the rating of a player who leaves the game."""
         hand = self._hand()
         assert hand is not None
         hand.apply(action)  # checked first, atomically: a refused action raises and changes nothing
         recorded = hand.actions[-1]  # as the engine records it (a bid with the number of cards dealt)
         deadline = self._next_deadline()
-        also = self._hand_over(hand) if hand.phase is Phase.OVER else None
+        writes = [
+            self._hand_over(hand) if hand.phase is Phase.OVER else None,
+            self._left_game(action.player) if action.kind is ActionKind.LEAVE and action.player is not None else None,
+        ]
+
+        def also(connection: Any) -> None:
+            for write in writes:
+                if write is not None:
+                    write(connection)
+
         try:
             self.seq = await self._db(
                 self.store.append,
@@ -563,8 +575,23 @@ class Table(AutoPlay):
         def write(connection: Any) -> None:
             ledger.post(connection, postings)
             if winner is not None:
-                ledger.finish_game(connection, table_id, game, winner)
+                ledger.finish_game(connection, table_id, game, winner, escaped=left_game)
                 ratings.rate_game(connection, table_id, game, room, players, winner, escaped=left_game)
+
+        return write
+
+    def _left_game(self, seat: int) -> Callable[[Any], None] | None:
+        """What a player's leaving the game writes with its action: their rating, as a loss of their side, now
+        (their game is over; the others are rated when it ends), and their game marked lost."""
+        account = self.game_accounts[seat]
+        if account is None:
+            return None
+        table_id, game, room, players = self.id, self.game_number, self.info.room, list(self.game_accounts)
+        lost = 1 - TEAMS[seat]
+
+        def write(connection: Any) -> None:
+            ratings.rate_game(connection, table_id, game, room, players, lost, escaped={seat}, only={seat})
+            ledger.left_game(connection, table_id, game, seat)
 
         return write
 
