@@ -7,9 +7,9 @@ ratings of its four players at once, in the transaction of the action that ends 
 ``rating_changes`` row per player whose unique key is the game: a game is rated once.
 
 Decision: who is rated is who sat down when the game began (``game_players``). A guest (no
-account) counts as a new player and is not stored. A player who left the game 逃跑 is rated as
-if their side had lost, whatever the bot that played on for them did; their partner gets the
-game's real result.
+account) counts as a new player and is not stored. A player who left the game 逃跑 is rated at
+once, as if their side had lost, whatever the bot that plays on for them does; their partner gets
+the game's real result when it ends.
 
 >>> a, b = new_rating(), new_rating()
 >>> after = rate([[a, b], [new_rating(), new_rating()]], winner=0)
