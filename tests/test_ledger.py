@@ -169,6 +169,7 @@ def test_a_spectator_sees_no_hand_and_is_kept_whole_tricks_behind(tmp_path: Path
         last = watcher.last("update")
         assert last["view"]["seat"] is None and last["view"]["hand"] == "" and last["view"]["legal"] == {}
         assert len(last["view"]["tricks"]) == len(hand.tricks) - 2 and last["view"]["current_trick"] == []
+        assert last["deadline"] is None  # kept behind: not told whose turn it is now
         await s.until(lambda: (h := s.table._hand()) is not None and h.phase is Phase.OVER)
         assert len(watcher.last("update")["view"]["tricks"]) == len(s.table._hand().tricks)  # over: all shown
         # a spectator cannot act, nor chat without an account

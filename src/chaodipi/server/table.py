@@ -980,7 +980,13 @@ class Table(AutoPlay):
         game, deadline = self.game_json(), self._deadline_json(now)
         if hand is None:
             return TableState(self.seq, self.hand_number, game, deadline, None, 0, [])
-        seen = hand.view(seat) if seat != SPECTATOR else self._watched_hand(hand).view(SPECTATOR)
+        if seat == SPECTATOR:
+            watched = self._watched_hand(hand)
+            seen = watched.view(SPECTATOR)
+            if watched is not hand:
+                deadline = None  # (kept behind, a spectator is not told whose turn it is now)
+        else:
+            seen = hand.view(seat)
         if peer.hand_sent != self.hand_number:
             peer.hand_sent, peer.events_sent = self.hand_number, 0
         start = min(peer.events_sent, len(seen.events))
