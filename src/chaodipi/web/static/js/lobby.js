@@ -1,4 +1,5 @@
-// The lobby: create a table (room, house rules, bots), and the list of open tables.
+// The lobby: the rooms (暗炒房, 扛旗房, 明炒房 and the house tables), each with its rules in words, its tables, who
+// sits there and who watches, 快速加入 and its leaderboard; and the form that opens a table (house rules, bots, watchers).
 import { t, has, onLangChange } from './i18n.js';
 import * as api from './api.js';
 import { el } from './dom.js';
@@ -79,7 +80,14 @@ export function mountLobby(root) {
     name: api.defaultName(t('lobby.defaultNamePrefix')),
     creating: false,
     createError: '',
-    tables: null,
+    rooms: null,
+    extra: [],
+    quickBots: {},
+    quickBusy: '',
+    quickError: {},
+    rulesShown: {},
+    watch: true,
+    watchDelay: 0,
     tablesError: '',
     tablesKey: '',
     busy: new Set(),
@@ -102,6 +110,13 @@ export function mountLobby(root) {
 
     nameInput = el('input', { type: 'text', maxlength: '24', autocomplete: 'nickname', testid: 'player-name', id: 'player-name', placeholder: t('lobby.namePlaceholder') });
     nameInput.value = state.name;
+    const account = api.currentAccount();
+    if (account) {
+      // a logged-in player sits under the account's name
+      nameInput.value = account.username;
+      nameInput.disabled = true;
+      nameInput.title = t('lobby.accountName');
+    }
     nameInput.addEventListener('input', () => { state.name = nameInput.value; });
     nameInput.addEventListener('change', () => { const v = nameInput.value.trim(); if (v) api.setName(v); });
     tableNameInput = el('input', { type: 'text', maxlength: '64', id: 'table-name', placeholder: t('lobby.tableNamePlaceholder') });
@@ -156,6 +171,19 @@ export function mountLobby(root) {
     }
     form.appendChild(seats);
     form.appendChild(el('p', { class: 'field-hint', text: t('lobby.botsHint') }));
+
+    // spectators: whether the table may be watched, and how many whole tricks behind the watchers are kept
+    const watchCb = el('input', { type: 'checkbox', id: 'opt-watch', testid: 'allow-watch' });
+    watchCb.checked = state.watch;
+    const delaySel = el('select', { id: 'opt-watch-delay', testid: 'watch-delay', 'aria-label': t('lobby.watchDelay') });
+    for (let n = 0; n <= 5; n++) delaySel.appendChild(el('option', { value: String(n), text: n ? t('lobby.watchDelayN', { n }) : t('lobby.watchDelay0') }));
+    delaySel.value = String(state.watchDelay);
+    delaySel.disabled = !state.watch;
+    watchCb.addEventListener('change', () => { state.watch = watchCb.checked; delaySel.disabled = !state.watch; });
+    delaySel.addEventListener('change', () => { state.watchDelay = Number(delaySel.value); });
+    form.appendChild(el('div', { class: 'field-row watch-row' },
+      el('label', { class: 'check' }, watchCb, el('span', { text: t('lobby.allowWatch') })),
+      el('label', { class: 'field watch-delay-field' }, el('span', { class: 'field-label', text: t('lobby.watchDelay') }), delaySel)));
 
     // house rules
     rulesToggle = el('button', { type: 'button', class: 'rules-toggle', testid: 'rules-toggle', 'aria-controls': 'rules-editor' });
@@ -352,7 +380,7 @@ export function mountLobby(root) {
   async function create() {
     if (state.creating) return;
     const name = nameInput.value.trim();
-    if (!name) {
+    if (!name && !api.currentAccount()) {
       state.createError = t('lobby.nameRequired');
       paintForm();
       nameInput.focus();
@@ -375,6 +403,8 @@ export function mountLobby(root) {
       const bots = {};
       for (const n of [1, 2, 3]) if (state.bots[n] !== 'none') bots[String(n)] = state.bots[n];
       const body = { name: state.tableName.trim() || t('lobby.defaultTableName', { name, room: t(`preset.${state.preset}`) }).slice(0, 64), rules: { preset: state.preset, set: { ...state.overrides } }, bots };
+      body.watch = !!state.watch;
+      body.watch_delay = state.watch ? state.watchDelay : 0;
       if (state.seed) body.seed = BigInt(state.seed).toString(); // text: the server reads every 64-bit seed exactly
       const table = await api.createTable(body);
       await api.sitAt(table.id, name, 0);
@@ -387,27 +417,34 @@ export function mountLobby(root) {
     }
   }
 
-  // ---------------------------------------------------------------- table list
-  let listEl;
+  // ---------------------------------------------------------------- rooms and their tables
+  let roomsEl;
 
-  function buildList() {
-    const panel = el('section', { class: 'panel list-panel' });
-    const head = el('div', { class: 'panel-head' },
-      el('h2', { class: 'panel-title', text: t('lobby.tablesTitle') }),
-      el('button', { type: 'button', class: 'btn ghost small', text: t('lobby.refresh'), onclick: () => refresh(true) }));
-    panel.appendChild(head);
-    listEl = el('div', { class: 'table-list', testid: 'table-list', 'aria-live': 'polite' });
-    panel.appendChild(listEl);
-    return panel;
+  function buildRooms() {
+    const col = el('section', { class: 'rooms-col', testid: 'rooms', 'aria-label': t('rooms.title') });
+    col.appendChild(el('div', { class: 'panel-head rooms-head' },
+      el('h2', { class: 'panel-title', text: t('rooms.title') }),
+      el('button', { type: 'button', class: 'btn ghost small', text: t('lobby.refresh'), onclick: () => refresh(true) })));
+    roomsEl = el('div', { class: 'room-list', 'aria-live': 'polite' });
+    col.appendChild(roomsEl);
+    return col;
+  }
+
+  /** A seat's name: an account's links to its player page; a bot is marked as one. */
+  function seatNameEl(seat) {
+    if (seat.account) {
+      return el('a', { class: 'seat-chip-name acct-link', href: api.playerPath(seat.account), 'data-link': '', testid: 'player-link', text: seat.account });
+    }
+    // a bot by what it is, in the reader's language (中级机器人), not by the server's name for it
+    const name = seat.kind === 'bot' ? (has(`bot.name.${seat.bot}`) ? t(`bot.name.${seat.bot}`) : t('bot.name.rules')) : seat.name;
+    return el('span', { class: 'seat-chip-name', text: name });
   }
 
   function seatChip(table, seat, n, mine) {
     if (seat) {
-      const kind = seat.kind === 'bot' ? t(`bot.short.${(seat.bot || 'rules')}`) : '';
-      return el('div', { class: 'seat-chip taken' + (seat.kind === 'bot' ? ' bot' : '') + (mine && mine.seat === n ? ' me' : ''), 'data-seat': String(n) },
+      return el('div', { class: 'seat-chip taken' + (seat.kind === 'bot' ? ' bot' : '') + (mine && mine.seat === n ? ' me' : ''), 'data-seat': String(n), 'data-kind': seat.kind },
         el('span', { class: 'seat-chip-no', text: String(n) }),
-        el('span', { class: 'seat-chip-name', text: seat.name }),
-        kind ? el('span', { class: 'tag bot-tag', text: kind }) : null,
+        seatNameEl(seat),
         seat.auto ? el('span', { class: 'tag auto-tag', text: t('seat.auto') }) : null,
         seat.kind === 'player' && seat.connected === false ? el('span', { class: 'tag off-tag', text: t('seat.offline') }) : null);
     }
@@ -427,46 +464,152 @@ export function mountLobby(root) {
     return chip;
   }
 
-  function renderList() {
-    if (!listEl) return;
-    listEl.replaceChildren();
-    if (state.tables === null) {
-      listEl.appendChild(el('p', { class: 'muted', text: state.tablesError ? t('lobby.listFailed', { error: state.tablesError }) : t('common.loading') }));
-      return;
+  /** A house table's rules in words: its preset and what it changes. */
+  function houseRules(table) {
+    const spec = table.rules && typeof table.rules === 'object' ? table.rules : null;
+    if (!spec) return null;
+    const set = spec.set || {};
+    const box = el('div', { class: 'house-rules' },
+      el('span', { class: 'summary-label', text: t('rules.summaryLabel', { preset: has(`preset.${spec.preset}`) ? t(`preset.${spec.preset}`) : spec.preset }) }));
+    const keys = Object.keys(set);
+    if (!keys.length) box.appendChild(el('span', { class: 'summary-none', text: t('rules.noOverrides') }));
+    for (const k of keys) {
+      box.appendChild(el('span', { class: 'override-chip', 'data-option': k },
+        t('rules.overrideItem', { name: has(`opt.${k}.name`) ? t(`opt.${k}.name`) : k, value: optionValueText(k, set[k]) })));
     }
-    if (state.tablesError) listEl.appendChild(el('p', { class: 'form-error', text: t('lobby.listFailed', { error: state.tablesError }) }));
-    if (!state.tables.length) {
-      listEl.appendChild(el('div', { class: 'empty-list' }, el('p', { text: t('lobby.noTables') })));
-      return;
+    return box;
+  }
+
+  function tableRow(table) {
+    const mine = api.getSeat(table.id);
+    const seats = table.seats || [null, null, null, null];
+    const row = el('article', { class: 'table-row status-' + table.status, testid: 'table-row-' + table.id, 'data-table': String(table.id) });
+    const watchers = Number(table.watchers) || 0;
+    row.appendChild(el('div', { class: 'table-row-head' },
+      el('span', { class: 'table-row-name', text: table.name || t('lobby.tableNo', { id: table.id }) }),
+      el('span', { class: 'tag status-tag status-' + table.status, text: t(`status.${table.status}`) }),
+      table.game && table.status !== 'waiting' ? el('span', { class: 'table-row-meta', text: t('lobby.gameHand', { game: table.game.number, hand: table.game.hands }) }) : null,
+      watchers ? el('span', { class: 'tag watch-tag', testid: 'watchers-' + table.id, text: t('rooms.watchers', { n: watchers }) }) : null,
+      table.watch === false ? el('span', { class: 'tag off-tag', text: t('rooms.noWatching') }) : null,
+      table.watch !== false && table.watch_delay ? el('span', { class: 'tag', text: t('rooms.delayTag', { n: table.watch_delay }) }) : null));
+    if (table.room === 'house' || (table.room && table.room.endsWith('+'))) {
+      const hr = houseRules(table);
+      if (hr) row.appendChild(hr);
     }
-    for (const table of state.tables) {
-      const mine = api.getSeat(table.id);
-      const seats = table.seats || [null, null, null, null];
-      const row = el('article', { class: 'table-row status-' + table.status, testid: 'table-row-' + table.id, 'data-table': String(table.id) });
-      const title = el('div', { class: 'table-row-head' },
-        el('span', { class: 'table-row-name', text: table.name || t('lobby.tableNo', { id: table.id }) }),
-        el('span', { class: 'tag room-tag', text: roomName(table.room) }),
-        el('span', { class: 'tag status-tag status-' + table.status, text: t(`status.${table.status}`) }),
-        table.game && table.status !== 'waiting' ? el('span', { class: 'table-row-meta', text: t('lobby.gameHand', { game: table.game.number, hand: table.game.hands }) }) : null);
-      row.appendChild(title);
-      const seatBox = el('div', { class: 'seat-chips' });
-      seats.forEach((s, n) => seatBox.appendChild(seatChip(table, s, n, mine)));
-      row.appendChild(seatBox);
-      const actions = el('div', { class: 'table-row-actions' });
-      if (mine) {
-        actions.appendChild(el('a', { href: '/t/' + table.id, 'data-link': '', class: 'btn primary small', text: t('lobby.backToTable') }));
-      } else if (table.status !== 'waiting') {
-        actions.appendChild(el('span', { class: 'muted small-text', text: t('lobby.inProgress') }));
+    const seatBox = el('div', { class: 'seat-chips' });
+    seats.forEach((s, n) => seatBox.appendChild(seatChip(table, s, n, mine)));
+    row.appendChild(seatBox);
+    const actions = el('div', { class: 'table-row-actions' });
+    if (mine) {
+      actions.appendChild(el('a', { href: '/t/' + table.id, 'data-link': '', class: 'btn primary small', testid: 'back-to-' + table.id, text: t('lobby.backToTable') }));
+    } else if (table.status !== 'waiting') {
+      actions.appendChild(el('span', { class: 'muted small-text', text: table.status === 'finished' ? t('status.finished') : t('lobby.inProgress') }));
+    }
+    if (!mine && table.watch !== false && table.status !== 'finished') {
+      actions.appendChild(el('a', { href: `/t/${table.id}?watch=1`, 'data-link': '', class: 'btn small watch-btn', testid: 'watch-' + table.id, text: t('rooms.watch') }));
+    }
+    if (state.rowError[table.id]) actions.appendChild(el('span', { class: 'form-error inline', text: state.rowError[table.id] }));
+    row.appendChild(actions);
+    return row;
+  }
+
+  /** A room's rules in words: the preset's sentence, and each option (folded away). */
+  function roomRules(room) {
+    const box = el('div', { class: 'room-rules' });
+    if (room.room === 'house') {
+      box.appendChild(el('p', { class: 'room-rules-text', text: t('rooms.house.desc') }));
+      return box;
+    }
+    const preset = room.rules && room.rules.preset ? room.rules.preset : room.room;
+    box.appendChild(el('p', { class: 'room-rules-text', testid: 'room-rules-' + room.room, text: has(`presetdesc.${preset}`) ? t(`presetdesc.${preset}`) : t(`room.${room.room}.desc`) }));
+    // every option in words: the server's description of the room's rules (or the preset's, from an older server)
+    const base = state.presets ? state.presets[preset] : null;
+    const full = room.describe && typeof room.describe === 'object' ? room.describe : base ? { ...base, ...((room.rules && room.rules.set) || {}) } : null;
+    if (full) {
+      // (kept open across the list's refreshes)
+      const details = el('details', { class: 'room-rules-all', open: !!state.rulesShown[room.room] }, el('summary', { text: t('rooms.allRules') }));
+      details.addEventListener('toggle', () => { state.rulesShown[room.room] = details.open; });
+      const list = el('dl', { class: 'rules-list' });
+      for (const [, opts] of OPTION_GROUPS) {
+        for (const opt of opts) {
+          if (!(opt in full)) continue;
+          list.append(el('dt', { text: has(`opt.${opt}.name`) ? t(`opt.${opt}.name`) : opt }), el('dd', { text: optionValueText(opt, full[opt]) }));
+        }
       }
-      if (state.rowError[table.id]) actions.appendChild(el('span', { class: 'form-error inline', text: state.rowError[table.id] }));
-      row.appendChild(actions);
-      listEl.appendChild(row);
+      details.appendChild(list);
+      box.appendChild(details);
+    }
+    return box;
+  }
+
+  function roomPanel(room) {
+    const r = room.room;
+    const panel = el('section', { class: 'panel room-panel room-' + r, testid: 'room-panel-' + r, 'data-room': r });
+    const credits = room.credits;
+    panel.appendChild(el('div', { class: 'room-head' },
+      el('h3', { class: 'room-title', text: t(`rooms.${r}.title`) }),
+      credits === true ? el('span', { class: 'tag credit-room-tag', text: t('rooms.credits') }) : credits === false ? el('span', { class: 'tag', text: t('rooms.noCredits') }) : null,
+      el('span', { class: 'room-counts muted', testid: 'room-counts-' + r, text: t('rooms.counts', { players: room.players || 0, watchers: room.watchers || 0 }) }),
+      el('a', { class: 'board-link', href: api.leaderboardPath(r), 'data-link': '', testid: 'leaderboard-' + r, text: t('rooms.leaderboard') })));
+    panel.appendChild(roomRules(room));
+    if (r !== 'house') {
+      const cb = el('input', { type: 'checkbox', testid: 'quick-bots-' + r });
+      cb.checked = !!state.quickBots[r];
+      cb.addEventListener('change', () => { state.quickBots[r] = cb.checked; });
+      const busy = state.quickBusy === r;
+      panel.appendChild(el('div', { class: 'quick-row' },
+        el('button', { type: 'button', class: 'btn primary', testid: 'quick-' + r, disabled: !!state.quickBusy, text: busy ? t('rooms.quickBusy') : t('rooms.quick'), onclick: () => quick(r) }),
+        el('label', { class: 'check' }, cb, el('span', { text: t('rooms.withBots') }))));
+      if (state.quickError[r]) panel.appendChild(el('p', { class: 'form-error', role: 'alert', text: state.quickError[r] }));
+    }
+    const list = el('div', { class: 'table-list', testid: 'table-list-' + r });
+    const tables = room.tables || [];
+    if (!tables.length) list.appendChild(el('p', { class: 'empty-list', text: r === 'house' ? t('rooms.house.empty') : t('rooms.empty') }));
+    for (const table of tables.slice(0, 12)) list.appendChild(tableRow(table));
+    if (tables.length > 12) list.appendChild(el('p', { class: 'muted small-text', text: t('rooms.more', { n: tables.length - 12 }) }));
+    panel.appendChild(list);
+    return panel;
+  }
+
+  function renderList() {
+    if (!roomsEl) return;
+    roomsEl.replaceChildren();
+    if (state.rooms === null) {
+      roomsEl.appendChild(el('p', { class: 'muted', text: state.tablesError ? t('lobby.listFailed', { error: state.tablesError }) : t('common.loading') }));
+      return;
+    }
+    if (state.tablesError) roomsEl.appendChild(el('p', { class: 'form-error', text: t('lobby.listFailed', { error: state.tablesError }) }));
+    if (state.extra.length) {
+      const mine = el('section', { class: 'panel room-panel room-mine', testid: 'my-tables' },
+        el('div', { class: 'room-head' }, el('h3', { class: 'room-title', text: t('rooms.mine') })));
+      const list = el('div', { class: 'table-list' });
+      for (const table of state.extra) list.appendChild(tableRow(table));
+      mine.appendChild(list);
+      roomsEl.appendChild(mine);
+    }
+    for (const room of state.rooms) roomsEl.appendChild(roomPanel(room));
+  }
+
+  async function quick(room) {
+    if (state.quickBusy) return;
+    const name = (nameInput ? nameInput.value : state.name).trim() || api.defaultName(t('lobby.defaultNamePrefix'));
+    state.quickBusy = room;
+    delete state.quickError[room];
+    renderList();
+    try {
+      const res = await api.quickSeat(room, name, !!state.quickBots[room]);
+      state.quickBusy = '';
+      go('/t/' + res.table);
+    } catch (e) {
+      state.quickBusy = '';
+      state.quickError[room] = t('rooms.quickFailed', { error: e.message });
+      if (!disposed) renderList();
     }
   }
 
   async function join(id, seat) {
     const name = nameInput.value.trim();
-    if (!name) {
+    if (!name && !api.currentAccount()) {
       state.rowError[id] = t('lobby.nameRequired');
       renderList();
       nameInput.focus();
@@ -497,28 +640,50 @@ export function mountLobby(root) {
     if (!disposed) refresh(true);
   }
 
+  /** What the list shows of a table (a change elsewhere, its seq or a card dealt, draws nothing again). */
+  function shownOf(x) {
+    return [x.id, x.name, x.status, x.room, x.rules, x.watch, x.watch_delay, x.watchers, x.game && [x.game.number, x.game.hands],
+      (x.seats || []).map((s) => (s ? [s.name, s.kind, s.bot, s.auto, s.connected, s.account] : null))];
+  }
+
+  /** The rooms: the server's (GET /api/rooms), or, from a server without rooms, its tables sorted into them. */
+  async function loadRooms() {
+    try {
+      return (await api.getRooms()).rooms;
+    } catch (e) {
+      if (e.status !== 404) throw e;
+    }
+    const [waiting, playing] = await Promise.all([api.listTables('waiting'), api.listTables('playing')]);
+    const tables = [...waiting.tables, ...playing.tables.slice(0, 40)];
+    return [...ROOMS, 'house'].map((r) => {
+      const mine = tables.filter((x) => (ROOMS.includes(x.room) ? x.room : 'house') === r);
+      return { room: r, rules: r === 'house' ? null : { preset: r, set: {} }, credits: null, tables: mine, players: mine.reduce((n, x) => n + (x.seats || []).filter((s) => s && s.kind !== 'bot').length, 0), watchers: mine.reduce((n, x) => n + (Number(x.watchers) || 0), 0) };
+    });
+  }
+
   async function refresh(force = false) {
     try {
-      const [waiting, playing] = await Promise.all([api.listTables('waiting'), api.listTables('playing')]);
+      const rooms = await loadRooms();
       if (disposed) return;
-      const tables = [...waiting.tables, ...playing.tables.slice(0, 40)];
       // the tables this browser holds a seat at stay visible (a finished game: again, replay)
-      const mine = api.mySeatTables().filter((id) => !tables.some((x) => x.id === id)).slice(0, 6);
-      for (const id of mine) {
+      const listed = new Set(rooms.flatMap((r) => (r.tables || []).map((x) => x.id)));
+      const extra = [];
+      for (const id of api.mySeatTables().filter((x) => !listed.has(x)).slice(0, 6)) {
         try {
-          tables.push(await api.getTable(id));
+          extra.push(await api.getTable(id));
         } catch (e) {
           if (e.status === 404) api.forgetSeat(id);
         }
       }
       if (disposed) return;
-      const key = JSON.stringify(tables);
+      const key = JSON.stringify([rooms.map((r) => [r.room, r.players, r.watchers, r.credits, (r.tables || []).map(shownOf)]), extra.map(shownOf)]);
       state.tablesError = '';
       if (key === state.tablesKey && !force) return;
-      // don't pull a select from under the user's finger
-      if (!force && listEl && listEl.contains(document.activeElement) && document.activeElement.tagName === 'SELECT') return;
+      // don't pull a select or a checkbox from under the user's finger
+      if (!force && roomsEl && roomsEl.contains(document.activeElement) && ['SELECT', 'INPUT'].includes(document.activeElement.tagName)) return;
       state.tablesKey = key;
-      state.tables = tables;
+      state.rooms = rooms;
+      state.extra = extra;
     } catch (e) {
       if (disposed) return;
       state.tablesError = e.message;
@@ -534,6 +699,7 @@ export function mountLobby(root) {
       for (const p of data.presets) state.presets[p.name] = p.rules;
       for (const o of data.options || []) SCHEMA[o.name] = o;
       state.presetError = null;
+      renderList(); // the rooms' rules, option by option
     } catch (e) {
       if (disposed) return;
       state.presetError = e.message;
@@ -550,8 +716,8 @@ export function mountLobby(root) {
       el('p', { class: 'muted', text: t('lobby.tagline') }));
     section.appendChild(intro);
     const grid = el('div', { class: 'lobby-grid' });
+    grid.appendChild(buildRooms());
     grid.appendChild(buildForm());
-    grid.appendChild(buildList());
     section.appendChild(grid);
     buildEditor();
     paintForm();

@@ -1,8 +1,13 @@
-// The client's entry point: the header bar and the router (/, /t/{id}, /replay, /replay/{table}/{game}).
+// The client's entry point: the header bar and the router (/, /t/{id}[?watch=1], /replay, /replay/{table}/{game},
+// /p/{username}, /rooms/{room}/leaderboard). Before the first page it asks who is logged in (GET /api/me).
 import { t, getLang, setLang, onLangChange } from './i18n.js';
 import { soundOn, setSound, onSoundChange } from './sound.js';
+import * as api from './api.js';
+import { buildAccountBar } from './account.js';
 import { mountLobby } from './lobby.js';
 import { mountTable } from './table.js';
+import { mountPlayer } from './player.js';
+import { mountLeaderboard, ROOM_NAMES } from './leaderboard.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 let cleanup = null;
@@ -70,6 +75,7 @@ function buildHeader() {
   langBtn.dataset.testid = 'lang-switch';
   langBtn.addEventListener('click', () => setLang(getLang() === 'zh' ? 'en' : 'zh'));
   header.appendChild(langBtn);
+  header.appendChild(buildAccountBar());
 
   function paint() {
     lobby.textContent = t('nav.lobby');
@@ -84,7 +90,7 @@ function buildHeader() {
     sound.title = on ? t('nav.soundOn') : t('nav.soundOff');
     sound.setAttribute('aria-label', sound.title);
     const path = location.pathname;
-    lobby.classList.toggle('active', path === '/' || path.startsWith('/t/'));
+    lobby.classList.toggle('active', path === '/' || path.startsWith('/t/') || path.startsWith('/rooms/'));
     replay.classList.toggle('active', path.startsWith('/replay'));
   }
   paint();
@@ -126,7 +132,16 @@ async function route() {
     cleanup = mountLobby(root);
   } else if ((m = path.match(/^\/t\/(\d+)$/))) {
     document.title = `${t('table.titleShort', { id: m[1] })} · 炒地皮`;
-    cleanup = mountTable(root, Number(m[1]));
+    const watch = new URLSearchParams(location.search).get('watch');
+    cleanup = mountTable(root, Number(m[1]), { watch: watch === '1' || watch === 'true' });
+  } else if ((m = path.match(/^\/p\/([^/]+)$/))) {
+    let name;
+    try { name = decodeURIComponent(m[1]); } catch (_) { name = m[1]; }
+    document.title = `${name} · 炒地皮`;
+    cleanup = mountPlayer(root, name);
+  } else if ((m = path.match(/^\/rooms\/([a-z0-9_-]+)\/leaderboard$/)) && ROOM_NAMES.includes(m[1])) {
+    document.title = `${t('board.title')} · 炒地皮`;
+    cleanup = mountLeaderboard(root, m[1]);
   } else if ((m = path.match(/^\/replay(?:\/(\d+)\/(\d+))?$/))) {
     document.title = `${t('nav.replay')} · 炒地皮`;
     const params = m[1] ? { table: Number(m[1]), game: Number(m[2]) } : {};
@@ -158,7 +173,8 @@ export function navigate(path, replace = false) {
   route();
 }
 
-function start() {
+async function start() {
+  await api.loadSession();
   document.body.replaceChildren();
   document.body.appendChild(buildHeader());
   root = document.createElement('main');
@@ -177,6 +193,10 @@ function start() {
   });
   window.addEventListener('popstate', route);
   window.addEventListener('chaodipi:navigate', (ev) => navigate(ev.detail.path, !!ev.detail.replace));
+  // a login, a registration or a logout: the page is drawn again for who is there now (a table's socket too)
+  api.onAccountChange(() => route());
+  // 在所有设备退出 in another browser ends this session too: ask again when the page comes back into view
+  document.addEventListener('visibilitychange', () => { if (!document.hidden) api.loadSession(); });
   route();
 }
 

@@ -6,7 +6,7 @@
 // their own (replay-picker, replay-board, replay-panels, replay-result), made with this viewer's state and helpers.
 import { t, has, onLangChange } from './i18n.js';
 import { parseCards, cardFacts } from './cards.js';
-import { getJSON, listTables } from './api.js';
+import { getJSON, listTables, postText } from './api.js';
 import { el } from './dom.js';
 import { sharedOr, isTrickStep, levelText, progressText, roomName } from './replay-common.js';
 import { makePicker } from './replay-picker.js';
@@ -39,23 +39,7 @@ function writePref(key, value) {
  * round a seed written as a large number (JavaScript numbers are doubles); the server reads the digits exactly.
  */
 async function postRecordText(text) {
-  let resp;
-  try {
-    resp = await fetch('/api/replay', { method: 'POST', headers: { Accept: 'application/json', 'Content-Type': 'application/json' }, body: text });
-  } catch (e) {
-    const err = new Error(e && e.message ? e.message : 'network error');
-    err.status = 0;
-    throw err;
-  }
-  const body = await resp.text();
-  let data = null;
-  try { data = body ? JSON.parse(body) : null; } catch (_) { data = null; }
-  if (!resp.ok) {
-    const err = new Error((data && data.error) || body || `HTTP ${resp.status}`);
-    err.status = resp.status;
-    throw err;
-  }
-  return data;
+  return postText('/api/replay', text); // (with the session's CSRF token, as every POST)
 }
 
 /** The keys of the viewer, for its help (`?`): [keys, catalogue key]. */

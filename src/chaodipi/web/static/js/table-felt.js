@@ -46,6 +46,8 @@ export function makeFelt(ctx) {
     if (!v || current.length || !v.tricks || !v.tricks.length || (v.phase !== 'play' && v.phase !== 'over')) return null;
     const last = v.tricks[v.tricks.length - 1];
     if (v.phase === 'over') return last;
+    // a spectator kept whole tricks behind sees no trick in progress: the last one shown stays in the middle
+    if (S.watching && S.watchDelay > 0) return last;
     const key = `${S.hand}:${v.tricks.length}`;
     const pause = trickPauseMs();
     if (held.key !== key) {
@@ -58,7 +60,9 @@ export function makeFelt(ctx) {
   }
 
   /** A seat as the trick views name it: 我 / 下家 / 对家 / 上家. */
-  const seatTag = (n) => t(`trick.seat.${rel(n)}`);
+  const seatTag = (n) => (mySeat() === null ? t('seat.number', { n }) : t(`trick.seat.${rel(n)}`));
+  /** A seat's place in words: 下家 / 对家 / 上家 for a player; its number for a spectator. */
+  const roleWord = (n) => (mySeat() === null ? t('seat.number', { n }) : t(`seat.role.${rel(n)}`));
 
   function latestBid(n) {
     const v = S.view;
@@ -76,8 +80,8 @@ export function makeFelt(ctx) {
     const dt = dealerTeam();
     const box = el('div', { class: `seat pos-${POS[r]} team-${team(n)}` + (acting ? ' acting' : '') + (n === me ? ' me' : '') + (!s ? ' empty' : ''), testid: 'seat-' + n, 'data-seat': String(n) });
     if (!s) {
-      box.append(el('div', { class: 'seat-name', text: t('seat.free') }), el('div', { class: 'seat-role muted', text: t(`seat.role.${r}`) }));
-      if (S.status === 'waiting') {
+      box.append(el('div', { class: 'seat-name', text: t('seat.free') }), el('div', { class: 'seat-role muted', text: roleWord(n) }));
+      if (S.status === 'waiting' && !S.watching) {
         const sel = el('select', { class: 'small-select', 'aria-label': t('lobby.botStrength') });
         for (const b of ['rules', 'random', 'search']) sel.appendChild(el('option', { value: b, text: t(`bot.level.${b}`) }));
         box.appendChild(el('div', { class: 'add-bot' }, sel, el('button', { type: 'button', class: 'btn small', testid: 'add-bot-' + n, text: t('lobby.addBot'), onclick: async () => {
@@ -93,8 +97,8 @@ export function makeFelt(ctx) {
     const tags = el('div', { class: 'seat-tags' });
     if (v && v.dealer === n) tags.appendChild(el('span', { class: 'tag dealer-tag', title: t('seat.dealer'), text: t('seat.dealerShort') }));
     if (v && v.sides) tags.appendChild(el('span', { class: 'tag team-tag team-' + team(n), text: t(`side.${v.sides[n]}`) }));
-    else if (team(n) !== null) tags.appendChild(el('span', { class: 'tag team-tag team-' + team(n), text: team(n) === team(me) ? t('info.us') : t('info.them') }));
-    if (n !== me) tags.appendChild(el('span', { class: 'seat-role', text: t(`seat.role.${r}`) }));
+    else if (team(n) !== null && me !== null) tags.appendChild(el('span', { class: 'tag team-tag team-' + team(n), text: team(n) === team(me) ? t('info.us') : t('info.them') }));
+    if (n !== me) tags.appendChild(el('span', { class: 'seat-role', text: roleWord(n) }));
     if (v && v.hand_sizes) tags.appendChild(el('span', { class: 'card-count', title: t('seat.cardsLeft'), 'data-count': String(v.hand_sizes[n]) }, el('span', { class: 'mini-back' }), String(v.hand_sizes[n])));
     box.appendChild(tags);
     const badges = el('div', { class: 'seat-badges' });

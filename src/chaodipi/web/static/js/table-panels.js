@@ -52,8 +52,8 @@ export function makePanels(ctx) {
     const dt = dealerTeam();
     const pts = v ? v.points : 0;
     const thr = threshold();
-    const ptsBox = el('div', { class: 'info-card points-card' + (dt !== null && dt !== team(me) ? ' mine' : '') },
-      el('div', { class: 'info-label', text: dt === null ? t('info.scoringPoints') : (team(me) === dt ? t('info.theirPoints') : t('info.ourPoints')) }),
+    const ptsBox = el('div', { class: 'info-card points-card' + (me !== null && dt !== null && dt !== team(me) ? ' mine' : '') },
+      el('div', { class: 'info-label', text: dt === null || me === null ? t('info.scoringPoints') : (team(me) === dt ? t('info.theirPoints') : t('info.ourPoints')) }),
       el('div', { class: 'points-line' },
         el('span', { class: 'points-num' + (thr !== null && pts >= thr ? ' reached' : ''), testid: 'points', text: String(pts) }),
         el('span', { class: 'points-of', text: thr === null ? '' : '/' + thr })));
@@ -62,13 +62,17 @@ export function makePanels(ctx) {
     R.info.appendChild(ptsBox);
 
     // levels, credits, game/hand numbers
-    if (g && team(me) !== null) {
+    // a spectator sees both sides by their seats (seat 0's side first)
+    const base = me !== null ? team(me) : team(0);
+    if (g && g.levels && base !== null && base !== undefined) {
       const lv = el('div', { class: 'info-card levels-card' });
       const circles = S.rulesFull && S.rulesFull.circles > 1;
-      for (const tm of [team(me), otherTeam(team(me))]) {
+      const seatsOf = (tm) => t('info.seatsOf', { seats: [0, 1, 2, 3].filter((n) => team(n) === tm).join('·') });
+      for (const tm of [base, otherTeam(base)]) {
         const L = g.levels[tm];
+        if (!L) continue;
         const row = el('div', { class: 'info-row team-' + tm + (dt === tm ? ' dealer-side' : '') },
-          el('span', { class: 'info-label', text: tm === team(me) ? t('info.us') : t('info.them') }),
+          el('span', { class: 'info-label', text: me === null ? seatsOf(tm) : tm === team(me) ? t('info.us') : t('info.them') }),
           el('span', { class: 'level-val' }, levelText(L.level), circles ? el('small', { text: ' ' + t('info.circle', { n: L.circle }) }) : null),
           g.credits ? el('span', { class: 'credits', title: t('info.credits'), text: t('info.creditsShort', { n: g.credits[tm] }) }) : null,
           dt === tm ? el('span', { class: 'tag dealer-tag', text: t('seat.dealerShort') }) : null);
@@ -98,9 +102,10 @@ export function makePanels(ctx) {
         v0 && [v0.phase, v0.bids, v0.kitty, v0.tricks && v0.tricks.length, v0.tricks && v0.tricks.length ? v0.tricks[v0.tricks.length - 1] : null]])) return;
     }
     const v = S.view;
-    R.side.replaceChildren();
+    const side = R.sideBody || R.side; // the chat below it is the chat module's, left alone
+    side.replaceChildren();
     // on a phone the side is a sheet over the table: its close button
-    R.side.appendChild(el('button', { type: 'button', class: 'sheet-close btn small', text: t('common.close'), onclick: () => { S.logOpen = false; S.showLast = false; render(); } }));
+    side.appendChild(el('button', { type: 'button', class: 'sheet-close btn small', text: t('common.close'), onclick: () => { S.logOpen = false; S.showLast = false; render(); } }));
     // last trick
     const last = v && v.tricks && v.tricks.length ? v.tricks[v.tricks.length - 1] : null;
     const lastBox = el('div', { class: 'side-card last-trick' + (S.showLast ? ' open' : ''), testid: 'last-trick' },
@@ -117,7 +122,7 @@ export function makePanels(ctx) {
       lastBox.appendChild(list);
       lastBox.appendChild(el('div', { class: 'muted small-text', text: t('trick.summary', { name: seatName(last.winner), n: last.points, k: v.tricks.length }) }));
     } else lastBox.appendChild(el('p', { class: 'muted small-text', text: t('table.noTrickYet') }));
-    R.side.appendChild(lastBox);
+    side.appendChild(lastBox);
 
     // bids
     if (v && v.bids && v.bids.length) {
@@ -130,11 +135,11 @@ export function makePanels(ctx) {
           b.choose ? el('span', { class: 'choose' }, '→', trumpEl(b.choose)) : null,
           b.valid === false ? el('span', { class: 'tag void-tag', text: t('bid.void') }) : null));
       }
-      R.side.appendChild(bids);
+      side.appendChild(bids);
     }
     // my kitty (the cards I buried)
     if (v && v.kitty && v.phase !== 'over') {
-      R.side.appendChild(el('div', { class: 'side-card kitty-card' }, el('div', { class: 'side-title', text: t('table.myKitty') }), miniCards(v.kitty)));
+      side.appendChild(el('div', { class: 'side-card kitty-card' }, el('div', { class: 'side-title', text: t('table.myKitty') }), miniCards(v.kitty)));
     }
     // log
     const log = el('details', { class: 'side-card log-card', open: S.logOpen });
@@ -146,7 +151,7 @@ export function makePanels(ctx) {
       list.appendChild(el('li', { class: 'log-' + e.e }, eventLine(e)));
     }
     log.appendChild(list);
-    R.side.appendChild(log);
+    side.appendChild(log);
     if (S.logOpen) requestAnimationFrame(() => { list.scrollTop = list.scrollHeight; });
   }
 

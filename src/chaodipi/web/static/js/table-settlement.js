@@ -51,15 +51,19 @@ export function makeSettlement(ctx) {
     }
     // game over
     if (g && g.over) {
-      const won = g.winner !== null && g.winner === team(me);
+      const watching = me === null;
+      const won = !watching && g.winner !== null && g.winner === team(me);
+      const ours = watching ? team(0) : team(me); // a spectator: seat 0's side first, named by its players
+      const levelsText = watching
+        ? t('gameover.finalLevelsWatch', { a: teamNames(ours), la: levelText(g.levels[ours].level), b: teamNames(otherTeam(ours)), lb: levelText(g.levels[otherTeam(ours)].level) })
+        : t('gameover.finalLevels', { us: levelText(g.levels[ours].level), them: levelText(g.levels[otherTeam(ours)].level) });
       const go = el('div', { class: 'game-over ' + (won ? 'won' : 'lost'), testid: 'game-over' },
-        el('div', { class: 'go-title', text: g.winner === null ? t('gameover.title') : won ? t('gameover.youWin') : t('gameover.theyWin') }),
+        el('div', { class: 'go-title', text: g.winner === null || watching ? t('gameover.title') : won ? t('gameover.youWin') : t('gameover.theyWin') }),
         el('div', { class: 'go-sub', text: g.winner !== null ? t('gameover.winner', { names: teamNames(g.winner) }) : '' }),
-        el('div', { class: 'go-levels' },
-          el('span', { text: t('gameover.finalLevels', { us: levelText(g.levels[team(me)].level), them: levelText(g.levels[otherTeam(team(me))].level) }) })),
-        g.credits ? el('div', { class: 'go-credits', text: t('gameover.credits', { us: g.credits[team(me)], them: g.credits[otherTeam(team(me))] }) }) : null,
+        el('div', { class: 'go-levels' }, el('span', { text: levelsText })),
+        g.credits && !watching ? el('div', { class: 'go-credits', text: t('gameover.credits', { us: g.credits[ours], them: g.credits[otherTeam(ours)] }) }) : null,
         el('div', { class: 'go-actions' },
-          el('button', { type: 'button', class: 'btn primary big', testid: 'again-button', text: t('gameover.again'), onclick: doAgain }),
+          watching ? null : el('button', { type: 'button', class: 'btn primary big', testid: 'again-button', text: t('gameover.again'), onclick: doAgain }),
           el('a', { class: 'btn big', testid: 'replay-link', href: `/replay/${tableId}/${g.number}`, 'data-link': '', text: t('gameover.replay') }),
           el('a', { class: 'btn ghost', href: '/', 'data-link': '', text: t('nav.backToLobby') })));
       panel.appendChild(go);
@@ -147,11 +151,12 @@ export function makeSettlement(ctx) {
     if (g && g.over) return el('div', {});
     const sent = S.readySent === S.hand;
     const ready = S.deadline && Array.isArray(S.deadline.ready) ? S.deadline.ready : [];
+    const watching = mySeat() === null;
     return el('div', { class: 'ready-row' },
       el('div', { class: 'ready-info' },
         S.deadline && S.deadline.kind === 'next' ? el('span', { class: 'next-in', 'data-countdown': 'next' }) : el('span', { class: 'muted', text: t('settle.waitNext') }),
         ready.length ? el('span', { class: 'ready-who muted', testid: 'ready-list', text: t('settle.readyWho', { names: ready.map((n) => seatName(n)).join(t('common.listSep')) }) }) : null),
-      el('button', { type: 'button', class: 'btn primary big', testid: 'ready-button', disabled: sent, text: sent ? t('settle.readySent') : t('settle.ready'), onclick: doReady }));
+      watching ? null : el('button', { type: 'button', class: 'btn primary big', testid: 'ready-button', disabled: sent, text: sent ? t('settle.readySent') : t('settle.ready'), onclick: doReady }));
   }
 
   return { sideLine, settlementPanel, readyRow };

@@ -1,4 +1,6 @@
-// The table page /t/{id}: the seat picker, the WebSocket client, and the game drawn for one seat.
+// The table page /t/{id}: the seat picker, the WebSocket client, and the game drawn for one seat, or for a
+// spectator (/t/{id}?watch=1: the four seats, the cards played, the bids and the points, no hand, no actions;
+// some tricks behind where the table says so); the table's chat (table-chat.js) for both.
 // The server is authoritative: this page draws the last message and sends what the player chooses.
 // This module keeps the page's state, the socket, the player's actions, the keyboard and the regions; what each
 // region draws is in its own module (table-hand, table-felt, table-panels, table-actions, table-settlement),
@@ -14,6 +16,7 @@ import { makeFelt } from './table-felt.js';
 import { makePanels } from './table-panels.js';
 import { makeActions } from './table-actions.js';
 import { makeSettlement } from './table-settlement.js';
+import { makeChat } from './table-chat.js';
 import { phraseText } from './phrases.js';
 
 const RETRY_MS = [500, 1000, 2000, 4000, 5000];
@@ -23,9 +26,19 @@ function go(path) {
   window.dispatchEvent(new CustomEvent('chaodipi:navigate', { detail: { path } }));
 }
 
-export function mountTable(root, tableId) {
+export function mountTable(root, tableId, opts = {}) {
+  let held = api.getSeat(tableId);
+  // an account's seat kept without a token, after a logout: this browser holds no seat there now
+  if (held && !held.token && !api.currentAccount()) { api.forgetSeat(tableId); held = null; }
   const S = {
-    mine: api.getSeat(tableId),
+    mine: held,
+    // a spectator: the address asked to watch (a seat this browser holds is taken instead)
+    watching: !!opts.watch && !held,
+    watchDelay: 0,
+    chat: [],
+    chatOpen: false,
+    chatUnread: 0,
+    chatError: '',
     mode: 'loading', // loading | join | play | gone
     goneReason: '',
     summary: null,
@@ -193,7 +206,7 @@ export function mountTable(root, tableId) {
   }
 
   function connect() {
-    if (disposed || !S.mine) return;
+    if (disposed || (!S.mine && !S.watching)) return;
     clearTimeout(S.retryTimer);
     S.conn = 'connecting';
     paintConn();
@@ -207,7 +220,9 @@ export function mountTable(root, tableId) {
     S.ws = ws;
     ws.addEventListener('open', () => {
       if (ws !== S.ws) return;
-      const hello = { type: 'hello', token: S.mine.token };
+      // a spectator's hello; a seat's (its token; an account's seat needs none: the session cookie says whose)
+      const hello = S.watching ? { type: 'hello', watch: true } : { type: 'hello' };
+      if (!S.watching && S.mine.token) hello.token = S.mine.token;
       if (S.eventsHand !== null && S.view) {
         hello.seq = S.seq;
         hello.hand = S.eventsHand;
@@ -230,6 +245,19 @@ export function mountTable(root, tableId) {
   }
 
   function onClose(code) {
+    if (code === 4403) {
+      S.reconnecting = false;
+      S.mode = 'gone';
+      S.goneReason = S.goneReason || 'noWatchers';
+      build();
+      return;
+    }
+    if (S.watching && (code === 4000 || code === 4401)) {
+      S.reconnecting = true;
+      scheduleRetry();
+      render();
+      return;
+    }
     if (code === 4000 || code === 4401) {
       api.forgetSeat(tableId);
       S.mine = null;
@@ -269,7 +297,11 @@ export function mountTable(root, tableId) {
         S.retry = 0;
         S.tableName = msg.name || '';
         S.seat = msg.seat;
-        if (S.mine && S.mine.seat !== msg.seat) { S.mine.seat = msg.seat; api.setSeat(tableId, S.mine); }
+        if (msg.watching) {
+          S.watching = true;
+          S.watchDelay = Number(msg.watch_delay) || 0;
+        } else if (S.mine && typeof msg.seat === 'number' && S.mine.seat !== msg.seat) { S.mine.seat = msg.seat; api.setSeat(tableId, S.mine); }
+        if (Array.isArray(msg.chat)) chatWelcome(msg.chat);
         S.rules = msg.rules;
         S.status = msg.status;
         S.seats = msg.seats;
@@ -292,6 +324,9 @@ export function mountTable(root, tableId) {
         break;
       case 'error':
         onError(msg);
+        break;
+      case 'chat':
+        if (msg.line) chatLine(msg.line);
         break;
       case 'left':
         if (msg.seat === mySeat()) {
@@ -363,6 +398,8 @@ export function mountTable(root, tableId) {
     clearTimeout(S.pendingTimer);
     if (typeof msg.seq === 'number') S.seq = msg.seq;
     const id = msg.id || '';
+    if (typeof msg.code === 'string' && msg.code.startsWith('chat_')) { chatRefused(msg); return; }
+    if (msg.code === 'no_watchers') { S.goneReason = 'noWatchers'; return; }
     if (msg.code === 'stale') { render(); return; }
     if (id === 'ready') { render(); return; } // a server without "ready" just starts the next hand after its pause
     if (msg.code === 'illegal') {
@@ -399,7 +436,7 @@ export function mountTable(root, tableId) {
   function turnInfo() {
     const v = S.view;
     const me = mySeat();
-    if (!v) return { mine: false };
+    if (!v || me === null) return { mine: false }; // a spectator has no turn
     // 托管: the bot decides for this seat; the page does not call it the player's turn
     if (me !== null && isAuto(me)) return { mine: false, auto: true };
     const l = v.legal || {};
@@ -573,6 +610,10 @@ export function mountTable(root, tableId) {
     R.info = el('div', { class: 'tbl-info' });
     R.felt = el('div', { class: 'felt' });
     R.side = el('aside', { class: 'tbl-side' });
+    R.sideBody = el('div', { class: 'side-body' });
+    R.side.append(R.sideBody, chatPanel());
+    page.classList.toggle('watching', !!S.watching);
+    page.classList.toggle('show-chat', !!S.chatOpen);
     R.actions = el('div', { class: 'tbl-actions' });
     R.hand = el('div', { class: 'hand', testid: 'hand', role: 'group' });
     R.overlay = el('div', { class: 'tbl-overlays' });
@@ -613,13 +654,17 @@ export function mountTable(root, tableId) {
     }
     box.appendChild(el('h2', { class: 'panel-title', text: s.name || t('lobby.tableNo', { id: s.id }) }));
     box.appendChild(el('p', { class: 'muted' }, el('span', { class: 'tag room-tag', text: roomName(s.room) }), ' ', el('span', { class: 'tag status-tag status-' + s.status, text: t(`status.${s.status}`) })));
+    const watchBtn = s.watch !== false && s.status !== 'finished'
+      ? el('a', { href: `/t/${tableId}?watch=1`, 'data-link': '', class: 'btn', testid: 'watch-button', text: t('rooms.watch') }) : null;
     if (s.status !== 'waiting') {
       box.appendChild(el('p', { class: 'notice big', testid: 'no-seat', text: s.status === 'finished' ? t('join.finished') : t('join.started') }));
-      box.appendChild(el('a', { href: '/', 'data-link': '', class: 'btn primary', text: t('nav.backToLobby') }));
+      box.appendChild(el('div', { class: 'join-actions' }, watchBtn, el('a', { href: '/', 'data-link': '', class: 'btn primary', text: t('nav.backToLobby') })));
       return;
     }
     const name = el('input', { type: 'text', maxlength: '24', testid: 'player-name', placeholder: t('lobby.namePlaceholder') });
     name.value = api.defaultName(t('lobby.defaultNamePrefix'));
+    const account = api.currentAccount();
+    if (account) { name.value = account.username; name.disabled = true; }
     box.appendChild(el('label', { class: 'field' }, el('span', { class: 'field-label', text: t('lobby.yourName') }), name));
     const list = el('div', { class: 'join-seats' });
     s.seats.forEach((seat, n) => {
@@ -630,11 +675,11 @@ export function mountTable(root, tableId) {
       if (!seat) {
         row.appendChild(el('button', { type: 'button', class: 'btn primary', testid: 'sit-' + n, disabled: S.joinBusy, text: t('join.sitHere'), onclick: async () => {
           const nm = name.value.trim();
-          if (!nm) { S.joinError = t('lobby.nameRequired'); build(); return; }
+          if (!nm && !account) { S.joinError = t('lobby.nameRequired'); build(); return; }
           S.joinBusy = true;
           try {
             const res = await api.sitAt(tableId, nm, n);
-            S.mine = { token: res.token, seat: res.seat, name: nm };
+            S.mine = api.getSeat(tableId) || { token: res.token, seat: res.seat, name: nm };
             S.mode = 'loading';
             build();
             connect();
@@ -655,6 +700,7 @@ export function mountTable(root, tableId) {
     });
     box.appendChild(list);
     if (S.joinError) box.appendChild(el('p', { class: 'form-error', text: S.joinError }));
+    if (watchBtn) box.appendChild(el('div', { class: 'join-actions' }, watchBtn));
     box.appendChild(inviteBox());
   }
 
@@ -742,6 +788,7 @@ export function mountTable(root, tableId) {
     {
       const v0 = S.view;
       if (unchanged('top', [getLangSig(), S.tableName, S.rules, !!S.rulesFull, v0 && v0.phase, S.status, S.conn, S.showLast, S.logOpen,
+        S.watching, S.watchDelay, S.chatUnread, S.chatOpen,
         seatsSig(), v0 && v0.tricks && v0.tricks.length > 0])) return;
     }
     const v = S.view;
@@ -755,12 +802,26 @@ export function mountTable(root, tableId) {
       phase, conn);
     const me = mySeat();
     const auto = me !== null && isAuto(me);
+    if (S.watching) {
+      // a spectator: the 观战中 banner (and how far behind), the last trick, the log, the chat, and the way out
+      title.appendChild(el('span', { class: 'watch-banner', testid: 'watch-banner', role: 'status' },
+        el('span', { text: t('watch.banner') }),
+        S.watchDelay ? el('span', { class: 'watch-delay', testid: 'watch-delay', text: t('watch.behind', { n: S.watchDelay }) }) : null));
+      const wtools = el('div', { class: 'tbl-tools' },
+        el('button', { type: 'button', class: 'tool-btn last-btn', testid: 'last-trick-button', 'aria-pressed': S.showLast ? 'true' : 'false', disabled: !(v && v.tricks && v.tricks.length), onclick: () => { S.showLast = !S.showLast; render(); } }, [el('span', { class: 'lbl-long', text: t('table.lastTrick') }), el('span', { class: 'lbl-short', text: t('table.lastTrickShort') })]),
+        el('button', { type: 'button', class: 'tool-btn log-btn', 'aria-pressed': S.logOpen ? 'true' : 'false', onclick: () => { S.logOpen = !S.logOpen; render(); } }, t('table.log')),
+        chatButton(),
+        el('a', { class: 'tool-btn leave-btn', href: '/', 'data-link': '', testid: 'stop-watching' }, [el('span', { class: 'lbl-long', text: t('watch.stop') }), el('span', { class: 'lbl-short', text: t('watch.stopShort') })]));
+      R.top.append(title, wtools);
+      return;
+    }
     const tools = el('div', { class: 'tbl-tools' },
       el('button', { type: 'button', class: 'tool-btn last-btn', testid: 'last-trick-button', 'aria-pressed': S.showLast ? 'true' : 'false', disabled: !(v && v.tricks && v.tricks.length), onclick: () => { S.showLast = !S.showLast; render(); } }, [el('span', { class: 'lbl-long', text: t('table.lastTrick') }), el('span', { class: 'lbl-short', text: t('table.lastTrickShort') })]),
       el('button', { type: 'button', class: 'tool-btn log-btn', 'aria-pressed': S.logOpen ? 'true' : 'false', onclick: () => {
         S.logOpen = !S.logOpen;
         render();
       } }, t('table.log')),
+      chatButton(),
       el('button', { type: 'button', class: 'tool-btn auto-btn' + (auto ? ' on' : ''), testid: 'auto-toggle', 'aria-pressed': auto ? 'true' : 'false', disabled: S.status === 'waiting', onclick: toggleAuto }, [el('span', { class: 'lbl-long', text: auto ? t('table.autoOn') : t('table.autoOff') }), el('span', { class: 'lbl-short', text: auto ? t('table.autoOnShort') : t('table.autoOffShort') })]),
       el('button', { type: 'button', class: 'tool-btn leave-btn', testid: 'leave-button', onclick: doLeave }, [el('span', { class: 'lbl-long', text: S.status === 'playing' ? t('table.escape') : t('table.leave') }), el('span', { class: 'lbl-short', text: S.status === 'playing' ? t('table.escapeShort') : t('table.leaveShort') })]),
       el('button', { type: 'button', class: 'tool-btn help-btn', testid: 'help-button', 'aria-label': t('help.title'), text: '?', onclick: () => { S.helpOpen = !S.helpOpen; render(); } }));
@@ -776,15 +837,17 @@ export function mountTable(root, tableId) {
   function renderOverlays() {
     {
       const v0 = S.view;
-      if (unchanged('overlays', [getLangSig(), S.reconnecting, S.helpOpen, S.showLast, S.logOpen, S.settleMin, S.readySent, S.hand,
+      if (unchanged('overlays', [getLangSig(), S.reconnecting, S.helpOpen, S.showLast, S.logOpen, S.chatOpen, S.settleMin, S.readySent, S.hand,
         seatsSig(), S.game, S.deadline && [S.deadline.kind, S.deadline.ready],
         v0 && v0.phase === 'over' ? [v0.result, v0.kitty, v0.points, v0.dealer, S.events.length] : null])) return;
     }
     R.overlay.replaceChildren();
     const v = S.view;
     if (v && v.phase === 'over') R.overlay.appendChild(settlementPanel());
+    if (S.chatOpen && (S.showLast || S.logOpen)) S.chatOpen = false; // one sheet at a time on a phone
     page.classList.toggle('show-last', !!S.showLast);
     page.classList.toggle('show-log', !!S.logOpen);
+    page.classList.toggle('show-chat', !!S.chatOpen);
     if (S.reconnecting) {
       R.overlay.appendChild(el('div', { class: 'reconnecting', testid: 'reconnecting', role: 'status' },
         el('div', { class: 'reconnect-box' }, el('span', { class: 'spinner' }), el('span', { text: t('table.reconnecting') }))));
@@ -877,16 +940,38 @@ export function mountTable(root, tableId) {
 
   // ------------------------------------------------------------------ start
   async function start() {
-    if (S.mine) {
+    if (S.mine || S.watching) {
       S.mode = 'loading';
       build();
       connect();
+      if (S.watching) refreshWatchInfo();
     } else {
       S.mode = 'join';
       build();
       await refreshSummary();
+      // the seat the logged-in account holds here (taken in another browser, or claimed): no token needed
+      const account = api.currentAccount();
+      const held = account && S.summary && Array.isArray(S.summary.seats)
+        ? S.summary.seats.findIndex((x) => x && x.account && x.account.toLowerCase() === account.username.toLowerCase()) : -1;
+      if (held >= 0 && !disposed && S.mode === 'join') {
+        S.mine = { token: null, seat: held, name: account.username };
+        api.setSeat(tableId, S.mine);
+        S.mode = 'loading';
+        build();
+        connect();
+        return;
+      }
       timers.push(setInterval(() => { if (S.mode === 'join' && !S.joinBusy && !document.hidden) refreshSummaryQuiet(); }, 3000));
     }
+  }
+
+  /** A spectator's table facts the welcome may not carry (how many tricks behind). */
+  async function refreshWatchInfo() {
+    try {
+      const s = await api.getTable(tableId);
+      if (disposed) return;
+      if (typeof s.watch_delay === 'number' && !S.watchDelay) { S.watchDelay = s.watch_delay; render(); }
+    } catch (_) { /* the welcome says it too */ }
   }
 
   async function refreshSummaryQuiet() {
@@ -907,6 +992,7 @@ export function mountTable(root, tableId) {
   const { renderInfo, renderSide } = Object.assign(ctx, makePanels(ctx));
   const { renderActions } = Object.assign(ctx, makeActions(ctx));
   const { settlementPanel } = Object.assign(ctx, makeSettlement(ctx));
+  const { chatPanel, chatWelcome, chatLine, chatRefused, chatButton } = Object.assign(ctx, makeChat(ctx));
 
   document.addEventListener('keydown', onKey);
   timers.push(setInterval(updateCountdowns, 200));
