@@ -30,7 +30,7 @@ import re
 import secrets
 import time
 import unicodedata
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
@@ -75,9 +75,11 @@ __all__ = [
     "SessionRow",
     "UsernameTaken",
     "WrongCredentials",
+    "account_of",
     "check_password",
     "check_username",
     "current",
+    "refused",
 ]
 
 log = logging.getLogger("chaodipi.server")
@@ -681,21 +683,23 @@ def _as_guest(request: Request, *, drop_session: bool) -> Response:
     return response
 
 
-def _endpoint(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
-    """The route for ``handler``: a refused request (:class:`AccountError`) becomes its reply."""
+async def refused(request: Request, exc: Exception) -> Response:
+    """An account request refused (:class:`AccountError`): its words, code and status, and ``Retry-After``
+    when rate-limited (the application's exception handlers call this, as for the lobby's refusals)."""
+    assert isinstance(exc, AccountError)
+    response = JSONResponse(exc.to_json(), status_code=exc.status)
+    if isinstance(exc, RateLimited):
+        response.headers["Retry-After"] = str(exc.retry_after)
+    return response
 
-    async def endpoint(request: Request) -> Response:
-        try:
-            return await handler(request)
-        except AccountError as exc:
-            response = JSONResponse(exc.to_json(), status_code=exc.status)
-            if isinstance(exc, RateLimited):
-                response.headers["Retry-After"] = str(exc.retry_after)
-            return response
 
-    endpoint.__name__ = handler.__name__
-    endpoint.__doc__ = handler.__doc__
-    return endpoint
+async def account_of(conn: HTTPConnection) -> tuple[int, str] | None:
+    """The account logged in on a request or WebSocket (its session cookie), as ``(id, username)``; None
+    for a guest, an ended session, or an application without accounts."""
+    if getattr(conn.app.state, "accounts", None) is None:
+        return None
+    account, _ = await current(conn)
+    return None if account is None else (account.id, account.username)
 
 
 async def me(request: Request) -> Response:
@@ -828,10 +832,10 @@ async def claim(request: Request) -> Response:
 
 #: The account routes, for the application's route list.
 ROUTES = [
-    Route("/api/me", _endpoint(me), methods=["GET"]),
-    Route("/api/register", _endpoint(register), methods=["POST"]),
-    Route("/api/login", _endpoint(login), methods=["POST"]),
-    Route("/api/logout", _endpoint(logout), methods=["POST"]),
-    Route("/api/logout/all", _endpoint(logout_all), methods=["POST"]),
-    Route("/api/claim", _endpoint(claim), methods=["POST"]),
+    Route("/api/me", me, methods=["GET"]),
+    Route("/api/register", register, methods=["POST"]),
+    Route("/api/login", login, methods=["POST"]),
+    Route("/api/logout", logout, methods=["POST"]),
+    Route("/api/logout/all", logout_all, methods=["POST"]),
+    Route("/api/claim", claim, methods=["POST"]),
 ]

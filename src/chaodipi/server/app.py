@@ -46,7 +46,7 @@ from chaodipi.record import JSONTextError, RecordError, parse_json
 from chaodipi.rules import PRESET_NAMES, RuleSet
 from chaodipi.server import ledger, ratings
 from chaodipi.server.accounts import ROUTES as ACCOUNT_ROUTES
-from chaodipi.server.accounts import Accounts, Guard, Limits, current
+from chaodipi.server.accounts import AccountError, Accounts, Guard, Limits, account_of, refused
 from chaodipi.server.bots import BOT_NAMES
 from chaodipi.server.config import ServerConfig
 from chaodipi.server.protocol import ProtocolError, lobby_seed, not_unicode
@@ -133,6 +133,7 @@ async def _conflict(request: Request, exc: Exception) -> Response:
 EXCEPTION_HANDLERS: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
     TableError: _refused,
     StoreError: _conflict,
+    AccountError: refused,
 }
 
 
@@ -247,7 +248,7 @@ async def quick_join(request: Request, server: Server) -> Response:
     bots = body.get("bots", False)
     if not isinstance(bots, bool):
         raise TableError("'bots' is true or false", 400)
-    account = await who(request)
+    account = await account_of(request)
     name = account[1] if account is not None else guest_name(body.get("name"))
     answer = await server.quick_join(room, name, account, bots=bots)
     return JSONResponse(answer, status_code=201)
@@ -314,12 +315,6 @@ async def get_table(request: Request, server: Server) -> Response:
     return JSONResponse(await table.call(table.summary))
 
 
-async def who(request: Request) -> tuple[int, str] | None:
-    """The account logged in on this request (its session cookie), as ``(id, username)``; None for a guest."""
-    account, _ = await current(request)
-    return None if account is None else (account.id, account.username)
-
-
 async def take_seat(request: Request, server: Server) -> Response:
     """``POST /api/tables/{id}/seats``: a guest or an account takes a seat (its resume token comes back once)
     or a bot fills it. A logged-in player sits under the account's name."""
@@ -331,7 +326,7 @@ async def take_seat(request: Request, server: Server) -> Response:
     bot = body.get("bot")
     if bot is not None and bot not in BOT_NAMES:
         raise TableError(f"'bot' is one of {', '.join(BOT_NAMES)}", 400)
-    account = None if bot is not None else await who(request)
+    account = None if bot is not None else await account_of(request)
     if account is not None:
         name = account[1]
     else:

@@ -19,7 +19,7 @@ import time
 
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
-from chaodipi.server.accounts import current
+from chaodipi.server.accounts import account_of
 from chaodipi.server.config import ServerConfig
 from chaodipi.server.messages import ErrorReply
 from chaodipi.server.protocol import (
@@ -174,20 +174,12 @@ async def _receive(websocket: WebSocket) -> str | None:
         return "\x00not utf-8"
 
 
-async def _account(websocket: WebSocket) -> tuple[int, str] | None:
-    """The account whose session cookie came with the connection (None: a guest, or an ended session)."""
-    if getattr(websocket.app.state, "accounts", None) is None:
-        return None
-    account, _ = await current(websocket)
-    return None if account is None else (account.id, account.username)
-
-
 async def table_socket(websocket: WebSocket) -> None:
     """``/ws/tables/{id}``: hello first, then actions; every reply comes from the table's task."""
     server: Server = websocket.app.state.server
     await websocket.accept()
     conn = Connection(websocket, server.config)
-    conn.account = await _account(websocket)
+    conn.account = await account_of(websocket)
     pump = asyncio.get_running_loop().create_task(conn.pump())
     table: Table | None = None
     try:
