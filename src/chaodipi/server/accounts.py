@@ -45,15 +45,14 @@ from sqlalchemy import CheckConstraint, DateTime, ForeignKey, Index, Integer, St
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, Session, mapped_column
-from starlette.requests import ClientDisconnect, HTTPConnection, Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from chaodipi.bots import BOT_NAMES
-from chaodipi.record import JSONTextError, parse_json
 from chaodipi.server.config import ServerConfig
-from chaodipi.server.protocol import not_unicode
+from chaodipi.server.protocol import read_object
 from chaodipi.server.store import Base
 
 __all__ = [
@@ -611,37 +610,12 @@ class Guard:
 
 
 async def _body(request: Request, fields: set[str]) -> dict[str, Any]:
-    """The request's JSON object (at most 4 KiB, only ``fields``); :class:`AccountError` otherwise."""
-    length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-        raise _TooLarge(f"a request body is at most {MAX_BODY} bytes")
-    raw = b""
-    try:
-        async for chunk in request.stream():
-            raw += chunk
-            if len(raw) > MAX_BODY:
-                raise _TooLarge(f"a request body is at most {MAX_BODY} bytes")
-    except ClientDisconnect:
-        raise AccountError("the request body did not all arrive") from None
-    if not raw:
-        return {}
-    try:
-        body = parse_json(raw, what="an account request")
-    except JSONTextError as exc:
-        raise AccountError(f"the body is {exc}") from None
-    if not isinstance(body, dict):
-        raise AccountError("the body is a JSON object")
-    bad = not_unicode(body, "the body")
-    if bad is not None:
-        raise AccountError(bad)
+    """The request's JSON object (at most 4 KiB: :func:`~chaodipi.server.protocol.read_object`), only ``fields``."""
+    body = await read_object(request, MAX_BODY, "an account request")
     unknown = set(body) - fields
     if unknown:
         raise AccountError(f"unknown field(s) {', '.join(sorted(unknown))}")
     return body
-
-
-class _TooLarge(AccountError):
-    status = 413
 
 
 def _address(request: Request) -> str:

@@ -37,19 +37,19 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.gzip import GZipMiddleware
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
-from chaodipi.record import JSONTextError, RecordError, parse_json
+from chaodipi.record import RecordError
 from chaodipi.rules import PRESET_NAMES, RuleSet
 from chaodipi.server import ledger, ratings
 from chaodipi.server.accounts import ROUTES as ACCOUNT_ROUTES
 from chaodipi.server.accounts import AccountError, Accounts, Guard, Limits, account_of, refused
 from chaodipi.server.bots import BOT_NAMES
 from chaodipi.server.config import ServerConfig
-from chaodipi.server.protocol import ProtocolError, lobby_seed, not_unicode
+from chaodipi.server.protocol import BodyError, ProtocolError, lobby_seed, read_object
 from chaodipi.server.replay import MAX_RECORD_BYTES, replay_frames
 from chaodipi.server.seats import SeatState
 from chaodipi.server.store import DEFAULT_URL, ROOMS, StoreError, TableStatus, UnknownTableError
@@ -74,29 +74,7 @@ def _error(message: str, status: int) -> JSONResponse:
 
 
 async def _body(request: Request, limit: int = MAX_BODY, what: str = "a lobby request") -> dict[str, Any]:
-    length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > limit):
-        raise TableError(f"a request body is at most {limit} bytes", 413)
-    raw = b""
-    try:
-        async for chunk in request.stream():
-            raw += chunk
-            if len(raw) > limit:
-                raise TableError(f"a request body is at most {limit} bytes", 413)
-    except ClientDisconnect:  # the client went (or ran out of time, serve.py) before its body was all in
-        raise TableError("the request body did not all arrive", 400) from None
-    if not raw:
-        return {}
-    try:
-        body = parse_json(raw, what=what)  # UTF-8 (a byte-order mark skipped), no NaN, no repeated key
-    except JSONTextError as exc:
-        raise TableError(f"the body is {exc}", 400) from None
-    if not isinstance(body, dict):
-        raise TableError("the body is a JSON object", 400)
-    bad = not_unicode(body, "the body")
-    if bad is not None:  # a reply that echoed it could not be sent
-        raise TableError(bad, 400)
-    return body
+    return await read_object(request, limit, what)
 
 
 Handler = Callable[[Request, Server], Awaitable[Response]]
@@ -124,6 +102,12 @@ async def _refused(request: Request, exc: Exception) -> Response:
     return _error(str(exc), exc.status)
 
 
+async def _bad_body(request: Request, exc: Exception) -> Response:
+    """A request body that is not a JSON object of the allowed size: its words and its status (400, 413)."""
+    assert isinstance(exc, BodyError)
+    return _error(str(exc), exc.status)
+
+
 async def _conflict(request: Request, exc: Exception) -> Response:
     """A request the store refuses (a stale sequence number, a table run elsewhere): 409 with its words."""
     return _error(str(exc), 409)
@@ -134,6 +118,7 @@ EXCEPTION_HANDLERS: dict[Any, Callable[[Request, Exception], Awaitable[Response]
     TableError: _refused,
     StoreError: _conflict,
     AccountError: refused,
+    BodyError: _bad_body,
 }
 
 

@@ -37,8 +37,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from starlette.requests import ClientDisconnect, Request
+
 from chaodipi.log import Action, ActionError, ActionKind
-from chaodipi.record import JSON_SAFE_INT
+from chaodipi.record import JSON_SAFE_INT, JSONTextError, parse_json
 
 __all__ = [
     "CHAT_PHRASES",
@@ -62,6 +64,7 @@ __all__ = [
     "not_unicode",
     "parse_client",
     "parse_hello",
+    "read_object",
 ]
 
 #: The largest client message the server reads (bytes of UTF-8 text); a longer one closes the connection.
@@ -379,3 +382,40 @@ def lobby_seed(value: object) -> int:
 def dumps(message: dict[str, Any]) -> str:
     """A server message as compact JSON text."""
     return json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+class BodyError(ValueError):
+    """An HTTP request body that cannot be read as a JSON object (too large, cut short, not JSON): its words
+    and its HTTP status (413 or 400). The application's exception handlers answer it."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+async def read_object(request: Request, limit: int, what: str) -> dict[str, Any]:
+    """The JSON object a request's body holds, at most ``limit`` bytes (an empty body reads as ``{}``):
+    UTF-8 (a byte-order mark skipped), no NaN, no repeated key, every text valid Unicode; :class:`BodyError`."""
+    length = request.headers.get("content-length")
+    if length is not None and (not length.isdigit() or int(length) > limit):
+        raise BodyError(f"a request body is at most {limit} bytes", 413)
+    raw = b""
+    try:
+        async for chunk in request.stream():
+            raw += chunk
+            if len(raw) > limit:
+                raise BodyError(f"a request body is at most {limit} bytes", 413)
+    except ClientDisconnect:  # the client went (or ran out of time, serve.py) before its body was all in
+        raise BodyError("the request body did not all arrive") from None
+    if not raw:
+        return {}
+    try:
+        body = parse_json(raw, what=what)
+    except JSONTextError as exc:
+        raise BodyError(f"the body is {exc}") from None
+    if not isinstance(body, dict):
+        raise BodyError("the body is a JSON object")
+    bad = not_unicode(body, "the body")
+    if bad is not None:  # a reply that echoed it could not be sent
+        raise BodyError(bad)
+    return body
