@@ -136,7 +136,6 @@ def rate_game(
     }
     if not keys:
         return 0
-    done = set(connection.scalars(select(RatingChangeRow.key).where(RatingChangeRow.key.in_(list(keys.values())))))
     before: list[Rating] = []
     rows: list[Any] = []
     for account in accounts:
@@ -151,11 +150,11 @@ def rate_game(
         before.append(new_rating() if row is None else Rating(row.mu, row.sigma))
     teams = [[before[0], before[2]], [before[1], before[3]]]
     played = rate(teams, winner)
-    lost = {team: rate(teams, 1 - team) for team in (0, 1)}  # what a seat that left is given
+    lost = {team: rate(teams, 1 - team) for team in {seat % 2 for seat in escaped}}  # what a leaver is given
     now = datetime.now(UTC)
     moved = 0
     for seat, account in enumerate(accounts):
-        if seat not in keys or keys[seat] in done:
+        if seat not in keys:
             continue
         team, place = seat % 2, seat // 2
         won = team == winner and seat not in escaped
@@ -174,7 +173,7 @@ def rate_game(
             "created_at": now,
         }
         if _insert_ignoring(connection, RatingChangeRow, [change], "key") == 0:
-            continue  # rated meanwhile
+            continue  # rated already (its key is there): once only
         values = {"mu": after.mu, "sigma": after.sigma, "ordinal": after.ordinal, "updated_at": now}
         old = rows[seat]
         if old is None:

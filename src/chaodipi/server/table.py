@@ -31,6 +31,7 @@ from chaodipi.game import Game
 from chaodipi.hand import Hand
 from chaodipi.levels import Side
 from chaodipi.log import Action, ActionKind, IllegalActionError
+from chaodipi.outcome import HandResult
 from chaodipi.rules import RuleSet
 from chaodipi.server import ledger, ratings
 from chaodipi.server.autoplay import AutoPlay, BotDone
@@ -549,27 +550,13 @@ class Table(AutoPlay):
         hand (the ledger), and when the hand ends the game, the game's result and the players' ratings."""
         result = hand.result
         assert result is not None and hand.dealer is not None and self.game is not None
-        credits = result.seat_credits()
-        escaped = {seat for seat in range(4) if result.escaped(seat)}
-        postings = (
-            []
-            if credits is None
-            else ledger.hand_postings(
-                self.id,
-                self.game_number,
-                self.hand_number,
-                self.info.room,
-                self.hand_accounts,
-                credits,
-                escaped=escaped,
-            )
-        )
+        postings = self._postings(self.hand_number, result, self.hand_accounts)
         ends = result.settlement.game_winner
         winner: int | None = None
         if ends is not None:
             dealer_team = TEAMS[hand.dealer]
             winner = dealer_team if ends is Side.DEALER else 1 - dealer_team
-        left_game = {seat for h in self.game.hands for seat in h.left}
+        left_game = self._left_this_game()
         table_id, game, room, players = self.id, self.game_number, self.info.room, list(self.game_accounts)
 
         def write(connection: Any) -> None:
@@ -579,6 +566,21 @@ class Table(AutoPlay):
                 ratings.rate_game(connection, table_id, game, room, players, winner, escaped=left_game)
 
         return write
+
+    def _postings(self, number: int, result: HandResult, accounts: list[int | None]) -> list[ledger.Posting]:
+        """The ledger's rows for hand ``number`` of the current game: each seat's credits (the engine's), posted
+        to ``accounts`` seat by seat, an escaper's as ``escape``; none without the credits option."""
+        credits = result.seat_credits()
+        if credits is None:
+            return []
+        escaped = {seat for seat in range(4) if result.escaped(seat)}
+        return ledger.hand_postings(
+            self.id, self.game_number, number, self.info.room, accounts, credits, escaped=escaped
+        )
+
+    def _left_this_game(self) -> set[int]:
+        """The seats whose player left the current game (逃跑), in any of its hands."""
+        return set() if self.game is None else {seat for h in self.game.hands for seat in h.left}
 
     def _left_game(self, seat: int) -> Callable[[Any], None] | None:
         """What a player's leaving the game writes with its action: their rating, as a loss of their side, now
@@ -753,18 +755,17 @@ class Table(AutoPlay):
         self.hand_accounts[seat] = account[0]
         if self.game is not None and self.game.hands:
             self.game_accounts[seat] = account[0]
-            postings = []
             mine: list[int | None] = [account[0] if n == seat else None for n in range(4)]
-            for number, summary in enumerate(self.game.history, self.hand_number - len(self.game.hands) + 1):
-                credits = None if summary.result is None else summary.result.seat_credits()
-                if credits is not None and summary.result is not None:
-                    escaped = {n for n in range(4) if summary.result.escaped(n)}
-                    postings += ledger.hand_postings(
-                        self.id, self.game_number, number, self.info.room, mine, credits, escaped=escaped
-                    )
+            first = self.hand_number - len(self.game.hands) + 1
+            postings = [
+                p
+                for number, summary in enumerate(self.game.history, first)
+                if summary.result is not None
+                for p in self._postings(number, summary.result, mine)
+            ]
             table_id, game, room, over = self.id, self.game_number, self.info.room, self.game.winner
             players = list(self.game_accounts)
-            left_game = {n for h in self.game.hands for n in h.left}
+            left_game = self._left_this_game()
 
             def write(connection: Any) -> None:
                 ledger.set_game_account(connection, table_id, game, seat, account[0], account[1])
