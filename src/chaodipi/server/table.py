@@ -23,7 +23,7 @@ import logging
 import secrets
 from collections.abc import Callable
 from concurrent.futures import Executor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any, TypeVar
 
@@ -141,12 +141,11 @@ _Command = _Connect | _Message | _Refuse | _Disconnect | _Call | BotDone | _Stop
 
 
 @dataclass(slots=True)
-class _Marks:
-    """A copy of the current hand kept in step with it, and where its tricks ended (see ``_trick_marks``)."""
+class _Replay:
+    """A copy of the current hand and how many of its actions it has been given (spectators' delay)."""
 
     replica: Hand
     applied: int = 0
-    marks: list[int] = field(default_factory=list)
 
 
 class Table(AutoPlay):
@@ -175,8 +174,7 @@ class Table(AutoPlay):
         self.stats = stats or Stats()
         self.watchers: list[Peer] = []  # spectators' connections (seat SPECTATOR)
         self.chat_limiter = ChatLimiter(config.chat_limit)
-        self._marks: _Marks | None = None  # where each trick of the current hand ended (spectators' delay)
-        self._watched: tuple[int, Hand] | None = None  # the hand spectators see when kept behind
+        self._watched: _Replay | None = None  # the hand spectators see when kept behind
         self._load(info, seats)
 
     def _load(self, info: TableInfo, seats: dict[int, StoredSeat]) -> None:
@@ -1027,38 +1025,26 @@ class Table(AutoPlay):
 
     def _watched_hand(self, hand: Hand) -> Hand:
         """The hand as spectators see it: during play, ``watch_delay`` whole tricks behind (the tricks since and
-        the trick in progress not yet shown); before play and once the hand is over, as it is."""
+        the trick in progress not yet shown); before play and once the hand is over, as it is.
+
+        It is a copy of the hand replayed from its start (:meth:`Hand.restart`) and moved on, one action at a
+        time, to the moment the shown trick ended (or play began): each action is replayed once a hand."""
         delay = self.info.watch_delay
         if delay == 0 or hand.phase is not Phase.PLAY:
             return hand
-        marks = self._trick_marks(hand)
         shown = max(0, len(hand.tricks) - delay)
-        if shown >= len(marks):
-            return hand
-        upto = marks[shown]
         kept = self._watched
-        if kept is not None and kept[0] == upto and kept[1].deck == hand.deck:
-            return kept[1]
-        replica = hand.restart()
-        for action in hand.actions[:upto]:
-            replica.apply(action)
-        self._watched = (upto, replica)
-        return replica
-
-    def _trick_marks(self, hand: Hand) -> list[int]:
-        """How many of the hand's actions had been made when play began (entry 0) and when each trick ended.
-
-        A copy of the hand is kept in step, one action at a time, so each action is replayed once."""
-        kept = self._marks
         if kept is None or kept.replica.deck != hand.deck or kept.applied > len(hand.actions):
-            kept = self._marks = _Marks(hand.restart())
-        for action in hand.actions[kept.applied :]:
-            kept.replica.apply(action)
+            kept = self._watched = _Replay(hand.restart())
+        replica = kept.replica
+        while kept.applied < len(hand.actions):
+            if shown == 0 and replica.phase in (Phase.PLAY, Phase.OVER):
+                break  # play has begun: no trick shown yet
+            if shown > 0 and len(replica.tricks) >= shown and not replica.current:
+                break  # the last trick to show has ended
+            replica.apply(hand.actions[kept.applied])
             kept.applied += 1
-            began = not kept.marks and kept.replica.phase in (Phase.PLAY, Phase.OVER)
-            if began or (kept.marks and len(kept.replica.tricks) == len(kept.marks) and not kept.replica.current):
-                kept.marks.append(kept.applied)
-        return kept.marks
+        return replica
 
     def summary(self) -> dict[str, Any]:
         """The lobby's line for this table."""
