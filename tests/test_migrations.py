@@ -86,6 +86,7 @@ def test_a_database_with_games_upgrades_and_its_games_still_replay(kind: str, tm
             infos = {i.id: i for i in store.list_tables()}
             assert {i: infos[i].room for i in infos} == {1: "anchao", 2: "mingchao", 3: "house"}
             assert all(i.watchers and i.watch_delay == 0 for i in infos.values())
+            assert all(i.epoch == 0 for i in infos.values())  # (0004: no claim has moved a lease's epoch yet)
             for table_id in (1, 3):  # finished: their records replay to the same result
                 record = store.finished_record(table_id)
                 game = replay(record)
@@ -98,7 +99,7 @@ def test_a_database_with_games_upgrades_and_its_games_still_replay(kind: str, tm
                 players = c.execute(text("SELECT table_id, game, seat, name, bot FROM game_players")).all()
                 assert len(players) == 12 and {(p[0], p[1]) for p in players} == {(1, 1), (2, 1), (3, 1)}
                 version = c.execute(select(text("version_num")).select_from(text("alembic_version"))).scalar_one()
-            assert version == "0003"
+            assert version == "0004"
             migrate(url)  # a current database is left as it is
             assert _counts(url) == before
         finally:

@@ -258,7 +258,8 @@ def test_one_owner_at_a_time_and_a_lapsed_lease_is_taken_over(engines: EngineFac
     store.release("a")
     before = store.claim(table, "b", timedelta(seconds=30))
     assert before is not None and before.owner is None and store.info(table).owner == "b"
-    assert store.renew("b", timedelta(seconds=30)) == 1 and store.renew("a", timedelta(seconds=30)) == 0
+    assert store.renew("b", timedelta(seconds=30)) == {table: store.info(table).epoch}
+    assert store.renew("a", timedelta(seconds=30)) == {}
     # seats: taken once, changed, freed
     store.take_seat(table, 0, SeatKind.PLAYER, "小明", token_hash="ab" * 32)
     with pytest.raises(SeatTakenError):
@@ -301,4 +302,45 @@ def test_games_after_games_at_one_table_rebuild_each(engines: EngineFactory) -> 
                 store.rebuild(table, 2)
             assert store.next_game(table) == 2
     assert store.info(table).game == 2
+    store.close()
+
+
+def test_each_claim_moves_the_epoch_on_and_a_stalled_owner_can_write_nothing(engines: EngineFactory) -> None:
+    """Fencing (issue 22): a process that lost its lease, under any name, is refused every write it names a
+    stale epoch in, even when the table's sequence number is the one it expects."""
+    from datetime import timedelta
+
+    from chaodipi.server.store import Fence, NotOwnerError, SeatKind
+
+    store = new_store(engines)
+    game = Game(RuleSet.preset("standard"), seed=SEED)
+    table = store.create_table(game.rules, game.seed)
+    first = store.claim(table, "a", timedelta(seconds=-1))  # a lease that has already run out: a stalled owner
+    assert first is not None and first.epoch == 1 and first.owner is None
+    stalled = Fence("a", first.epoch)
+    hand = game.new_hand()
+    store.record_hand_start(table, 1, format_deal(hand.deck), hand.first_seat, fence=stalled)
+    assert store.orphans() == [table]
+    taken = store.claim(table, "b", timedelta(seconds=30))
+    assert taken is not None and taken.epoch == 2 and taken.owner == "a"
+    assert store.orphans() == [] and store.owners([table]) == {table: Fence("b", 2)}
+    hand.apply(Action.close())
+    for owner, epoch in (("a", 1), ("b", 1), ("a", 2)):
+        with pytest.raises(NotOwnerError):
+            store.append(table, 0, 1, hand.actions[-1], owner=owner, epoch=epoch)
+    with pytest.raises(NotOwnerError):
+        store.set_deadline(table, None, fence=stalled)
+    with pytest.raises(NotOwnerError):
+        store.take_seat(table, 0, SeatKind.BOT, "bot", fence=stalled)
+    with pytest.raises(NotOwnerError):
+        store.set_status(table, TableStatus.FINISHED, fence=stalled)
+    assert store.info(table).last_seq == 0 and store.seats(table) == {}
+    assert store.append(table, 0, 1, hand.actions[-1], owner="b", epoch=2) == 1
+    # the same name claiming again (a restarted process) moves the epoch on too: its old self is fenced off
+    again = store.claim(table, "b", timedelta(seconds=30))
+    assert again is not None and again.epoch == 3
+    with pytest.raises(NotOwnerError):
+        store.set_deadline(table, None, fence=Fence("b", 2))
+    store.set_deadline(table, None, fence=Fence("b", 3))
+    assert store.release("b") == [table] and store.owners([table]) == {table: None}
     store.close()

@@ -367,6 +367,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         body_timeout_s=args.body_timeout,
         max_connections=args.max_connections,
         allowed_origins=tuple(args.allowed_origin),
+        redis=args.redis,
+        lease_s=args.lease,
     )
     serve(args.host, args.port, args.db, config)
     return 0
@@ -472,6 +474,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--db",
         default="sqlite:///chaodipi.db",
         help="the database URL: an SQLite file (default sqlite:///chaodipi.db) or postgresql+psycopg://…",
+    )
+    sv.add_argument(
+        "--redis",
+        default=None,
+        metavar="URL",
+        help="join a platform of several server processes on one PostgreSQL database through this Redis "
+        "(redis://host:6379/0); without it the process serves its database alone",
+    )
+    sv.add_argument(
+        "--lease",
+        type=seconds_option,
+        default=8.0,
+        help="seconds a process's claim on a table lasts unrenewed: a dead process's tables are taken over "
+        "within it (default 8)",
     )
     sv.add_argument("--owner", default=None, help="this process's name in the database (default host:port)")
     sv.add_argument("--deal-ms", type=_millis, default=120, help="milliseconds between two dealt cards (120)")

@@ -49,6 +49,7 @@ from chaodipi.server.accounts import ROUTES as ACCOUNT_ROUTES
 from chaodipi.server.accounts import AccountError, Accounts, Guard, Limits, account_of, refused
 from chaodipi.server.bots import BOT_NAMES
 from chaodipi.server.config import ServerConfig
+from chaodipi.server.exclusive import ServingLock
 from chaodipi.server.protocol import BodyError, ProtocolError, lobby_seed, read_object
 from chaodipi.server.replay import MAX_RECORD_BYTES, replay_frames
 from chaodipi.server.seats import SeatState
@@ -290,14 +291,13 @@ async def create_table(request: Request, server: Server) -> Response:
             body["seed"] = lobby_seed(body["seed"])
         except ProtocolError as exc:
             raise TableError(str(exc), 400) from None
-    table = await server.create_table(body)
-    return JSONResponse(await table.call(table.summary), status_code=201)
+    table_id = await server.create_table(body)
+    return JSONResponse(await server.table_op(table_id, "summary"), status_code=201)
 
 
 async def get_table(request: Request, server: Server) -> Response:
     """``GET /api/tables/{id}``: one table's summary."""
-    table = await server.table(_table_id(request))
-    return JSONResponse(await table.call(table.summary))
+    return JSONResponse(await server.table_op(_table_id(request), "summary"))
 
 
 async def take_seat(request: Request, server: Server) -> Response:
@@ -316,8 +316,8 @@ async def take_seat(request: Request, server: Server) -> Response:
         name = account[1]
     else:
         name = "" if bot is not None and "name" not in body else guest_name(body.get("name"))
-    table = await server.table(_table_id(request))
-    answer = await table.call(lambda: table.take_seat(seat, name, bot, account))
+    who = None if account is None else list(account)
+    answer = await server.table_op(_table_id(request), "seat", seat=seat, name=name, bot=bot, account=who)
     return JSONResponse(answer, status_code=201)
 
 
@@ -328,8 +328,7 @@ async def leave(request: Request, server: Server) -> Response:
     token = body.get("token")
     if not isinstance(token, str) or not 1 <= len(token) <= 128:
         raise TableError("'token' is the seat's resume token", 400)
-    table = await server.table(_table_id(request))
-    return JSONResponse(await table.call(lambda: table.leave_by_token(token)))
+    return JSONResponse(await server.table_op(_table_id(request), "leave", token=token))
 
 
 async def record(request: Request, server: Server) -> Response:
@@ -397,14 +396,19 @@ class _Static(StaticFiles):
 
 
 def create_app(
-    url: str = DEFAULT_URL, config: ServerConfig | None = None, *, on_ready: Callable[[], None] | None = None
+    url: str = DEFAULT_URL,
+    config: ServerConfig | None = None,
+    *,
+    on_ready: Callable[[], None] | None = None,
+    lock: ServingLock | None = None,
 ) -> Starlette:
-    """The ASGI application of a server on the database at ``url``; ``on_ready`` is called once it serves."""
+    """The ASGI application of a server on the database at ``url``; ``on_ready`` is called once it serves;
+    ``lock``: the serving lock, taken already (else the server takes it as it starts)."""
     server = Server(url, config)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        await server.start()
+        await server.start(lock)
         if on_ready is not None:
             on_ready()
         try:

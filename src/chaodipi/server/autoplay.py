@@ -27,7 +27,7 @@ from chaodipi.server.bots import BOT_NAMES, BotRunner, bot_seed
 from chaodipi.server.clock import Clock, Deadline
 from chaodipi.server.config import ServerConfig
 from chaodipi.server.seats import Peer, SeatState
-from chaodipi.server.store import SeatKind, Store, TableInfo
+from chaodipi.server.store import Fence, SeatKind, Store, TableInfo
 from chaodipi.view import Phase
 
 __all__ = ["MISSES_FOR_TUOGUAN", "AutoPlay", "BotDone"]
@@ -67,6 +67,7 @@ class AutoPlay:
     config: ServerConfig
     bots: BotRunner
     store: Store
+    fence: Fence | None  # the claim every write names (the store refuses it once another process claimed the table)
     clock: Clock
     deadline: Deadline | None
     deal_due: float | None
@@ -259,7 +260,7 @@ class AutoPlay:
         state = self.seats[seat]
         if state is None or state.kind is SeatKind.BOT or state.auto == on:
             return
-        await self._db(self.store.update_seat, self.id, seat, auto=on)
+        await self._db(self.store.update_seat, self.id, seat, auto=on, fence=self.fence)
         state.auto = on
         self._broadcast_seats()
         if on:

@@ -18,7 +18,8 @@ class ServerConfig:
     bot_delay_ms: int = 700  # a bot's pause before it acts, so that people can follow
     hand_pause_ms: int = 15000  # the longest pause between a hand's end and the next deal (ready ends it sooner)
     time_scale: float = 1.0  # multiplies every decision's time limit (tests and the benchmark shorten them)
-    lease_s: float = 15.0  # how long a claim on a table lasts without renewal
+    lease_s: float = 8.0  # how long a claim on a table lasts without renewal (renewed every quarter of it)
+    redis: str | None = None  # a platform of several processes on one PostgreSQL database shares this Redis
     rate_per_s: float = 20.0  # messages a connection may send per second, on average
     rate_burst: int = 40  # … and in a burst
     send_queue: int = 256  # messages waiting for a slow client before it is dropped

@@ -180,6 +180,8 @@ def serve(host: str, port: int, url: str, config: ServerConfig) -> None:
     import uvicorn
 
     from chaodipi.server.app import create_app
+    from chaodipi.server.exclusive import ServingLock
+    from chaodipi.server.store import Store
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     shown = "localhost" if host in ("0.0.0.0", "::") else f"[{host}]" if ":" in host else host
@@ -195,5 +197,15 @@ def serve(host: str, port: int, url: str, config: ServerConfig) -> None:
     def ready() -> None:
         print(f"chaodipi: play in your browser at http://{shown}:{port}  (database {url}; Ctrl+C stops)", flush=True)
 
-    app = create_app(url, config, on_ready=ready)
-    uvicorn.run(app, host=host, port=port, **uvicorn_options(config))
+    # Refused before anything listens (ServeRefused, a ValueError: the command prints its words): several
+    # processes on SQLite, a lone process beside a platform, a platform process beside a lone one.
+    store = Store(url)
+    try:
+        lock = ServingLock(store.engine, platform=config.redis is not None).acquire()
+    finally:
+        store.close()
+    app = create_app(url, config, on_ready=ready, lock=lock)
+    try:
+        uvicorn.run(app, host=host, port=port, **uvicorn_options(config))
+    finally:
+        lock.release()

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
@@ -85,6 +85,7 @@ __all__ = [
     "MAX_WATCH_DELAY",
     "ROOMS",
     "Base",
+    "Fence",
     "NotOwnerError",
     "SeatKind",
     "SeatTakenError",
@@ -210,6 +211,7 @@ class TableRow(Base):
     room: Mapped[str] = mapped_column(String(16), default="house")  # anchao, kangqi, mingchao or house
     watchers: Mapped[bool] = mapped_column(Boolean, default=True)  # spectators allowed
     watch_delay: Mapped[int] = mapped_column(Integer, default=0)  # how many whole tricks spectators are behind
+    epoch: Mapped[int] = mapped_column(Integer, default=0)  # the lease's fencing token: each claim moves it on
 
 
 class HandRow(Base):
@@ -293,6 +295,20 @@ class TableInfo:
     room: str = "house"
     watchers: bool = True
     watch_delay: int = 0
+    epoch: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Fence:
+    """A process's claim on a table: its name and the lease's epoch (the fencing token it got by claiming).
+
+    A write that names a fence is refused (:class:`NotOwnerError`) unless the table is still owned by
+    ``owner`` at ``epoch``: once another process claimed the table (moving its epoch on), a process
+    that stalled can write nothing more to it, even under its old name.
+    """
+
+    owner: str
+    epoch: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -451,6 +467,7 @@ class Store:
         first_seat: int,
         *,
         deadline_at: datetime | None = None,
+        fence: Fence | None = None,
     ) -> None:
         """Store the start of hand ``hand_number`` (the next one: 1, 2, …): its deal and first seat.
 
@@ -467,6 +484,7 @@ class Store:
             raise StoreError(f"table {table_id}, hand {hand_number}: the first seat is a seat 0..3, not {first_seat!r}")
         now = _now()
         with Session(self.engine) as session, session.begin():
+            _fenced(session.connection(), table_id, fence)
             moved = session.connection().execute(
                 update(TableRow)
                 .where(TableRow.id == table_id, TableRow.hand_number == hand_number - 1)
@@ -499,12 +517,14 @@ class Store:
         *,
         deadline_at: datetime | None = None,
         owner: str | None = None,
+        epoch: int | None = None,
         also: Callable[[Connection], None] | None = None,
     ) -> int:
         """Store ``action`` as number ``expected_seq + 1`` of the table, in hand ``hand_number``; returns that number.
 
         One transaction: the table's ``last_seq`` moves from ``expected_seq`` on only if it is
-        still there (and the table is in that hand, and owned by ``owner`` when one is named),
+        still there (and the table is in that hand, and owned by ``owner`` when one is named, at
+        lease ``epoch`` when one is named: the fencing token, :class:`Fence`),
         then the action is inserted; the table's deadline becomes ``deadline_at`` (the next
         decision's). If another writer took the number first, :class:`StaleSequenceError` is
         raised and nothing changes. ``also`` writes what the action causes (the credits ledger's rows,
@@ -523,6 +543,8 @@ class Store:
                 ]
                 if owner is not None:
                     where.append(TableRow.owner == owner)
+                if epoch is not None:
+                    where.append(TableRow.epoch == epoch)
                 moved = connection.execute(
                     update(TableRow).where(*where).values(last_seq=seq, updated_at=now, deadline_at=deadline_at)
                 )
@@ -530,6 +552,8 @@ class Store:
                     info = self._info(Session(bind=connection), table_id)
                     if owner is not None and info.owner != owner:
                         raise NotOwnerError(f"table {table_id} is run by {info.owner or 'no server'}, not {owner}")
+                    if epoch is not None and info.epoch != epoch:
+                        raise NotOwnerError(f"table {table_id} was claimed again (epoch {info.epoch}, not {epoch})")
                     if info.last_seq != expected_seq:
                         raise StaleSequenceError(
                             f"table {table_id} is at action {info.last_seq}, not {expected_seq}: "
@@ -560,28 +584,31 @@ class Store:
         with self.engine.connect() as connection:
             return fn(connection)
 
-    def set_status(self, table_id: int, status: TableStatus) -> None:
+    def set_status(self, table_id: int, status: TableStatus, *, fence: Fence | None = None) -> None:
         """Mark a table waiting, playing or finished."""
         status = TableStatus(status)
         with Session(self.engine) as session, session.begin():
+            _fenced(session.connection(), table_id, fence)
             moved = session.connection().execute(
                 update(TableRow).where(TableRow.id == table_id).values(status=status.value, updated_at=_now())
             )
             if moved.rowcount != 1:
                 raise UnknownTableError(f"no table {table_id}")
 
-    def set_deadline(self, table_id: int, deadline_at: datetime | None) -> None:
+    def set_deadline(self, table_id: int, deadline_at: datetime | None, *, fence: Fence | None = None) -> None:
         """Store the deadline of the decision the table waits for now (None: none)."""
         with Session(self.engine) as session, session.begin():
+            _fenced(session.connection(), table_id, fence)
             moved = session.connection().execute(
                 update(TableRow).where(TableRow.id == table_id).values(deadline_at=deadline_at)
             )
             if moved.rowcount != 1:
                 raise UnknownTableError(f"no table {table_id}")
 
-    def next_game(self, table_id: int) -> int:
+    def next_game(self, table_id: int, *, fence: Fence | None = None) -> int:
         """Start the table's next game (the current one must be over); returns its number."""
         with Session(self.engine) as session, session.begin():
+            _fenced(session.connection(), table_id, fence)
             info = self._info(session, table_id)
             if info.status is not TableStatus.FINISHED:
                 raise StoreError(f"table {table_id} is {info.status}: its game is not over")
@@ -603,6 +630,7 @@ class Store:
         bot: str = "rules",
         token_hash: str | None = None,
         account_id: int | None = None,
+        fence: Fence | None = None,
     ) -> None:
         """Seat a player (a guest, or ``account_id``'s) or a bot in an empty seat; :class:`SeatTakenError` if taken."""
         if not is_seat(seat):
@@ -610,6 +638,7 @@ class Store:
         try:
             with Session(self.engine) as session, session.begin():
                 self._info(session, table_id)
+                _fenced(session.connection(), table_id, fence)
                 if session.get(SeatRow, (table_id, seat)) is not None:
                     raise SeatTakenError(f"seat {seat} of table {table_id} is taken")
                 session.add(
@@ -638,6 +667,7 @@ class Store:
         token_hash: str | bool | None = False,
         auto: bool | None = None,
         account_id: int | bool | None = False,
+        fence: Fence | None = None,
     ) -> None:
         """Change a taken seat: who sits there, its name, its token hash and account (False: unchanged), 托管."""
         values: dict[str, Any] = {}
@@ -652,15 +682,17 @@ class Store:
         if account_id is not False:
             values["account_id"] = account_id
         with Session(self.engine) as session, session.begin():
+            _fenced(session.connection(), table_id, fence)
             moved = session.connection().execute(
                 update(SeatRow).where(SeatRow.table_id == table_id, SeatRow.seat == seat).values(**values)
             )
             if moved.rowcount != 1:
                 raise SeatTakenError(f"seat {seat} of table {table_id} is empty")
 
-    def free_seat(self, table_id: int, seat: int) -> None:
+    def free_seat(self, table_id: int, seat: int, *, fence: Fence | None = None) -> None:
         """Empty a seat (before the game starts)."""
         with Session(self.engine) as session, session.begin():
+            _fenced(session.connection(), table_id, fence)
             row = session.get(SeatRow, (table_id, seat))
             if row is None:
                 raise SeatTakenError(f"seat {seat} of table {table_id} is empty")
@@ -679,38 +711,76 @@ class Store:
     def claim(self, table_id: int, owner: str, lease: timedelta) -> TableInfo | None:
         """Make ``owner`` the table's owner until now + ``lease`` if no other owner's lease is running.
 
-        Returns the table as it was before the claim (its ``heartbeat_at`` says when its last
-        owner was last known alive), or None when another owner holds it.
+        Every claim moves the table's epoch on (the fencing token: :class:`Fence`), so that whatever claimed
+        it before (another process, or this one before a stall) can write nothing more. Returns the table as
+        it was before the claim (its ``owner`` the one before, its ``heartbeat_at`` when that owner was last
+        known alive) with the new ``epoch``, or None when another owner holds it.
         """
         now = _now()
-        with Session(self.engine) as session, session.begin():
-            before = self._info(session, table_id)
-            moved = session.connection().execute(
+        with self.engine.begin() as connection:
+            before = self._info(Session(bind=connection), table_id)
+            epoch = connection.execute(
                 update(TableRow)
                 .where(
                     TableRow.id == table_id,
                     or_(TableRow.owner.is_(None), TableRow.owner == owner, TableRow.lease_until < now),
                 )
-                .values(owner=owner, lease_until=now + lease, heartbeat_at=now)
-            )
-            return before if moved.rowcount == 1 else None
+                .values(owner=owner, lease_until=now + lease, heartbeat_at=now, epoch=TableRow.epoch + 1)
+                .returning(TableRow.epoch)
+            ).scalar()
+            return None if epoch is None else replace(before, epoch=int(epoch))
 
-    def renew(self, owner: str, lease: timedelta) -> int:
-        """Extend the lease of every table ``owner`` holds; returns how many."""
+    def renew(self, owner: str, lease: timedelta) -> dict[int, int]:
+        """Extend the lease of every table ``owner`` holds; returns them, each with its epoch."""
         now = _now()
-        with Session(self.engine) as session, session.begin():
-            moved = session.connection().execute(
-                update(TableRow).where(TableRow.owner == owner).values(lease_until=now + lease, heartbeat_at=now)
-            )
-            return int(moved.rowcount)
+        with self.engine.begin() as connection:
+            rows = connection.execute(
+                update(TableRow)
+                .where(TableRow.owner == owner)
+                .values(lease_until=now + lease, heartbeat_at=now)
+                .returning(TableRow.id, TableRow.epoch)
+            ).all()
+            return {int(r[0]): int(r[1]) for r in rows}
 
-    def release(self, owner: str, table_id: int | None = None) -> None:
-        """Give up ``owner``'s tables (or one of them): another process may claim them at once."""
-        with Session(self.engine) as session, session.begin():
+    def release(self, owner: str, table_id: int | None = None) -> list[int]:
+        """Give up ``owner``'s tables (or one of them): another process may claim them at once. Returns their ids."""
+        with self.engine.begin() as connection:
             query = update(TableRow).where(TableRow.owner == owner)
             if table_id is not None:
                 query = query.where(TableRow.id == table_id)
-            session.connection().execute(query.values(owner=None, lease_until=None))
+            rows = connection.execute(query.values(owner=None, lease_until=None).returning(TableRow.id)).all()
+            return sorted(int(r[0]) for r in rows)
+
+    def orphans(self, limit: int = 100) -> list[int]:
+        """Tables not finished whose lease ran out (or that nobody claimed): their owner died or gave them up."""
+        now = _now()
+        query = (
+            select(TableRow.id)
+            .where(
+                TableRow.status != TableStatus.FINISHED.value,
+                or_(TableRow.owner.is_(None), TableRow.lease_until.is_(None), TableRow.lease_until < now),
+            )
+            .order_by(TableRow.id)
+            .limit(limit)
+        )
+        with self.engine.connect() as connection:
+            return [int(r[0]) for r in connection.execute(query)]
+
+    def owners(self, table_ids: Sequence[int]) -> dict[int, Fence | None]:
+        """Who runs each of these tables now, and at which epoch (None: nobody, or a lease that ran out)."""
+        if not table_ids:
+            return {}
+        now = _now()
+        query = select(TableRow.id, TableRow.owner, TableRow.epoch, TableRow.lease_until).where(
+            TableRow.id.in_(sorted(set(table_ids)))
+        )
+        with self.engine.connect() as connection:
+            out: dict[int, Fence | None] = {}
+            for tid, owner, epoch, until in connection.execute(query):
+                moment = _aware(until)
+                live = owner is not None and moment is not None and moment >= now
+                out[int(tid)] = Fence(str(owner), int(epoch)) if live else None
+            return out
 
     # -- reading ----------------------------------------------------------------------------------
     def list_tables(self, status: TableStatus | None = None) -> list[TableInfo]:
@@ -829,7 +899,24 @@ def _table_info(row: TableRow) -> TableInfo:
         room=row.room,
         watchers=bool(row.watchers),
         watch_delay=row.watch_delay,
+        epoch=row.epoch,
     )
+
+
+def _fenced(connection: Connection, table_id: int, fence: Fence | None) -> None:
+    """Refuse the write in progress unless ``fence`` still holds the table (nothing to check without one).
+
+    The row is updated (to itself) rather than read, so that on PostgreSQL it stays locked until the
+    write commits: a claim that comes meanwhile waits, and a claim that came first is seen."""
+    if fence is None:
+        return
+    moved = connection.execute(
+        update(TableRow)
+        .where(TableRow.id == table_id, TableRow.owner == fence.owner, TableRow.epoch == fence.epoch)
+        .values(epoch=TableRow.epoch)
+    )
+    if moved.rowcount != 1:
+        raise NotOwnerError(f"table {table_id} is no longer run by {fence.owner} at epoch {fence.epoch}")
 
 
 def _aware(moment: datetime | None) -> datetime | None:

@@ -49,10 +49,14 @@ from chaodipi.server.protocol import (
     Hello,
     Leave,
     Ping,
+    ProtocolError,
     Ready,
+    parse_client,
 )
 from chaodipi.server.seats import Peer, SeatState
 from chaodipi.server.store import (
+    Fence,
+    NotOwnerError,
     SeatKind,
     StaleSequenceError,
     Store,
@@ -75,6 +79,7 @@ CLOSE_LEFT = 4000  # the seat was left (this or another connection of the seat)
 CLOSE_UNKNOWN_TOKEN = 4401
 CLOSE_MOVED = 4409  # another server process runs the table now
 CLOSE_NO_WATCHERS = 4403  # the table does not allow spectators
+CLOSE_TOO_LARGE = 1009  # a message over the largest the protocol takes
 
 
 class TableError(ValueError):
@@ -112,6 +117,15 @@ class _Message:
 
 
 @dataclass(frozen=True, slots=True)
+class _Raw:
+    """A client message as it came (checked for shape in the table's task, where the connection's seat is known)."""
+
+    peer: Peer
+    text: str
+    arrived: float
+
+
+@dataclass(frozen=True, slots=True)
 class _Refuse:
     """A message refused for its shape: the error goes out in order with the replies to earlier ones."""
 
@@ -137,7 +151,7 @@ class _Stop:
     pass
 
 
-_Command = _Connect | _Message | _Refuse | _Disconnect | _Call | BotDone | _Stop
+_Command = _Connect | _Message | _Raw | _Refuse | _Disconnect | _Call | BotDone | _Stop
 
 
 @dataclass(slots=True)
@@ -181,6 +195,8 @@ class Table(AutoPlay):
         """Take the stored state (the game itself is rebuilt by :meth:`restore`)."""
         self.id = info.id
         self.info = info
+        # the claim this process holds (the fencing token every write names); None: not claimed (tests)
+        self.fence = Fence(info.owner, info.epoch) if info.owner is not None else None
         self.rules: RuleSet = info.rules
         self.seats: list[SeatState | None] = [None, None, None, None]
         for n, s in seats.items():
@@ -238,6 +254,11 @@ class Table(AutoPlay):
     def message(self, peer: Peer, message: ClientMessage) -> None:
         """A client message on a connection that said hello."""
         self.submit(_Message(peer, message, self.clock.now()))
+
+    def raw(self, peer: Peer, text: str) -> None:
+        """A client message as it came off the socket (or relayed from another process): checked for shape in
+        the table's task, then handled as :meth:`message`; a refusal goes back in order with the other replies."""
+        self.submit(_Raw(peer, text, self.clock.now()))
 
     def refuse(self, peer: Peer, code: str, message: str, ref: str | None = None) -> None:
         """Refuse a message for its shape: an error reply, sent after the replies to the messages before it."""
@@ -308,6 +329,8 @@ class Table(AutoPlay):
             self._on_disconnect(command.peer)
         elif isinstance(command, _Message):
             await self._on_message(command.peer, command.message, command.arrived)
+        elif isinstance(command, _Raw):
+            await self._on_raw(command)
         elif isinstance(command, _Call):
             try:
                 answer = command.fn()
@@ -316,8 +339,8 @@ class Table(AutoPlay):
             except Exception as exc:
                 if not command.future.done():
                     command.future.set_exception(exc)
-                if not isinstance(exc, ValueError):
-                    raise
+                if not isinstance(exc, ValueError) or isinstance(exc, NotOwnerError):
+                    raise  # (another process runs the table now: run() stops this one)
             else:
                 if not command.future.done():
                     command.future.set_result(answer)
@@ -407,6 +430,19 @@ class Table(AutoPlay):
             if not state.peers:
                 self._broadcast_seats()
                 self._deal_if_all_ready()
+
+    async def _on_raw(self, command: _Raw) -> None:
+        peer = command.peer
+        if peer.seat == -1:
+            return  # (its hello was refused: the connection is closing)
+        try:
+            message = parse_client(command.text, seat=peer.seat)
+        except ProtocolError as exc:
+            peer.send(ErrorReply(self.seq, exc.code, str(exc), exc.ref).text())
+            if exc.code == "too_large":
+                peer.close(CLOSE_TOO_LARGE, "message too large")
+            return
+        await self._on_message(peer, message, command.arrived)
 
     async def _on_message(self, peer: Peer, message: ClientMessage, arrived: float) -> None:
         seat = peer.seat
@@ -528,7 +564,8 @@ class Table(AutoPlay):
                 self.hand_number,
                 recorded,
                 deadline_at=deadline.at if deadline else None,
-                owner=self.config.owner,
+                owner=self.fence.owner if self.fence else None,
+                epoch=self.fence.epoch if self.fence else None,
                 also=also,
             )
         except BaseException:
@@ -665,7 +702,7 @@ class Table(AutoPlay):
     async def _store_finished(self) -> None:
         """Store that the game is over, once it is (the table waits for ``again`` then)."""
         if self.status is TableStatus.FINISHED and self.info.status is not TableStatus.FINISHED:
-            await self._db(self.store.set_status, self.id, TableStatus.FINISHED)
+            await self._db(self.store.set_status, self.id, TableStatus.FINISHED, fence=self.fence)
             self.info = await self._db(self.store.info, self.id)
 
     async def _deal_one(self) -> None:
@@ -683,7 +720,9 @@ class Table(AutoPlay):
                     await self._bot_turn(seat, self._bot_key(seat), ask_now=True)
         else:  # the last card: the countdown starts
             self.deadline = self._next_deadline()
-            await self._db(self.store.set_deadline, self.id, self.deadline.at if self.deadline else None)
+            await self._db(
+                self.store.set_deadline, self.id, self.deadline.at if self.deadline else None, fence=self.fence
+            )
             self._broadcast()
             self._schedule()
 
@@ -723,6 +762,7 @@ class Table(AutoPlay):
             bot=state.bot,
             token_hash=state.token_hash,
             account_id=state.account_id,
+            fence=self.fence,
         )
         self.seats[seat] = state
         self._broadcast_seats()
@@ -748,7 +788,7 @@ class Table(AutoPlay):
         held = self._seat_of_account(account)
         if held is not None:
             raise TableError(f"your account already sits at this table (seat {held})", 409)
-        await self._db(self.store.update_seat, self.id, seat, name=account[1], account_id=account[0])
+        await self._db(self.store.update_seat, self.id, seat, name=account[1], account_id=account[0], fence=self.fence)
         state.name, state.account_id = account[1], account[0]
         self.hand_accounts[seat] = account[0]
         if self.game is not None and self.game.hands:
@@ -803,10 +843,12 @@ class Table(AutoPlay):
             else:  # between hands: the next hand starts now, and the leave is its first action
                 self.pause_due = None
                 await self._start_hand(leaving=seat)
-            await self._db(self.store.update_seat, self.id, seat, kind=SeatKind.BOT, token_hash=None, auto=False)
+            await self._db(
+                self.store.update_seat, self.id, seat, kind=SeatKind.BOT, token_hash=None, auto=False, fence=self.fence
+            )
             self.seats[seat] = SeatState(SeatKind.BOT, state.name, "rules", None)
         else:
-            await self._db(self.store.free_seat, self.id, seat)
+            await self._db(self.store.free_seat, self.id, seat, fence=self.fence)
             self.seats[seat] = None
         for peer in peers:
             peer.send(Left(self.seq, seat, in_game).text())
@@ -821,7 +863,7 @@ class Table(AutoPlay):
         if any(s is None for s in self.seats):
             raise TableError("a new game needs four seats taken")
         await self._store_finished()
-        self.game_number = await self._db(self.store.next_game, self.id)
+        self.game_number = await self._db(self.store.next_game, self.id, fence=self.fence)
         self.status = TableStatus.PLAYING
         self.info = await self._db(self.store.info, self.id)
         self.game = None
@@ -858,7 +900,7 @@ class Table(AutoPlay):
             return
         hand = game.new_hand()
         number = self.hand_number + 1
-        await self._db(self.store.record_hand_start, self.id, number, hand.deck, hand.first_seat)
+        await self._db(self.store.record_hand_start, self.id, number, hand.deck, hand.first_seat, fence=self.fence)
         self.hand_number = number
         self.hand_accounts = [s.account_id if s is not None and s.kind is SeatKind.PLAYER else None for s in self.seats]
         self.hand_settled = False
@@ -907,13 +949,21 @@ class Table(AutoPlay):
         for seat in hand.left:  # a leave stored just before a crash: the seat is the bot's
             state = self.seats[seat]
             if state is not None and state.kind is SeatKind.PLAYER:
-                await self._db(self.store.update_seat, self.id, seat, kind=SeatKind.BOT, token_hash=None, auto=False)
+                await self._db(
+                    self.store.update_seat,
+                    self.id,
+                    seat,
+                    kind=SeatKind.BOT,
+                    token_hash=None,
+                    auto=False,
+                    fence=self.fence,
+                )
                 self.seats[seat] = SeatState(SeatKind.BOT, state.name, "rules", None)
         self.deadline = self._next_deadline()
         if self.deadline is not None and info.deadline_at is not None:
             self.deadline = self.deadline.extended(downtime.total_seconds(), self.clock, info.deadline_at)
             moved = self.deadline.at
-            await self._db(self.store.set_deadline, self.id, moved)
+            await self._db(self.store.set_deadline, self.id, moved, fence=self.fence)
         self._schedule()
 
     async def _reload(self) -> None:
@@ -924,7 +974,7 @@ class Table(AutoPlay):
         except Exception:
             log.exception("table %s: cannot reload it", self.id)
             return
-        if info.owner != self.config.owner:
+        if self.fence is not None and (info.owner, info.epoch) != (self.fence.owner, self.fence.epoch):
             self._moved()
             return
         peers = [p for s in self.seats if s is not None for p in s.peers]

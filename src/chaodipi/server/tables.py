@@ -1,6 +1,8 @@
 """The tables this process runs: :class:`Server` owns the store, the tables (one
 :class:`~chaodipi.server.table.Table` task each), the database thread(s) and the bots' process pool,
-claims and rebuilds the stored tables, and renews its claims on them.
+claims and rebuilds the stored tables, and renews its claims on them; in a platform of several
+processes (issue 22) it also relays to the tables other processes run, places new tables, takes over
+those of a process that died and hands its own over when it stops.
 """
 
 from __future__ import annotations
@@ -13,24 +15,40 @@ import secrets
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from chaodipi.rules import RuleError, RuleSet
 from chaodipi.server.bots import BOT_NAMES, BotRunner
+from chaodipi.server.bus import Bus, BusError
 from chaodipi.server.config import ServerConfig, Stats
+from chaodipi.server.exclusive import ServingLock, namespace
+from chaodipi.server.protocol import Hello
+from chaodipi.server.relay import RemoteLink, RemotePeer, hello_from_json
+from chaodipi.server.seats import Peer
 from chaodipi.server.store import (
     DEFAULT_URL,
     MAX_WATCH_DELAY,
     ROOMS,
     SEED_RANGE,
+    Fence,
     Store,
     TableStatus,
     UnknownTableError,
 )
-from chaodipi.server.table import MAX_NAME, Table, TableError, in_thread
+from chaodipi.server.table import CLOSE_MOVED, MAX_NAME, Table, TableError, in_thread
 
-__all__ = ["LOBBY_WRITES_PER_MINUTE", "ROOM_NAMES", "Server", "guest_name", "only_fields"]
+__all__ = [
+    "CLOSE_RESTART",
+    "LOBBY_WRITES_PER_MINUTE",
+    "ROOM_NAMES",
+    "TABLE_OPS",
+    "Server",
+    "TableLink",
+    "guest_name",
+    "only_fields",
+]
 
 log = logging.getLogger("chaodipi.server")
 
@@ -41,8 +59,41 @@ ROOM_NAMES = {"anchao": "暗炒房", "kangqi": "扛旗房", "mingchao": "明炒�
 LOBBY_WRITES_PER_MINUTE = 120
 
 
+class TableLink(Protocol):
+    """A table as the WebSocket endpoint talks to it: one this process runs (a :class:`Table`) or one another
+    process runs (a :class:`~chaodipi.server.relay.RemoteLink`, its messages relayed through Redis)."""
+
+    id: int
+    seq: int
+
+    def connect(self, peer: Peer, hello: Hello) -> None:
+        """A client said hello on ``peer``."""
+        ...
+
+    def raw(self, peer: Peer, text: str) -> None:
+        """A client message as it came."""
+        ...
+
+    def disconnect(self, peer: Peer) -> None:
+        """The client's connection closed."""
+        ...
+
+
+#: WebSocket close code of a server that stops (its tables go to other processes, or wait for its restart).
+CLOSE_RESTART = 1012
+#: What a lobby request to a table asks of it (:meth:`Server.table_op`), run in the table's task.
+TABLE_OPS = ("summary", "seat", "fill", "leave", "claim")
+
+
 class Server:
-    """The tables this process runs, their store, and the machinery they share."""
+    """The tables this process runs, their store, and the machinery they share.
+
+    Alone (no Redis) it runs every table of its database. In a platform (``config.redis``: several
+    processes on one PostgreSQL database) it runs the tables it claimed, answers clients and lobby
+    requests for the others through their owners (:mod:`chaodipi.server.bus`, :mod:`chaodipi.server.relay`),
+    places new tables on the least loaded process, takes over the tables of a process that died once
+    their leases run out, and hands its own over when it stops.
+    """
 
     def __init__(self, url: str = DEFAULT_URL, config: ServerConfig | None = None) -> None:
         self.url = url
@@ -54,68 +105,199 @@ class Server:
         self.bots = BotRunner(self.config.bot_workers)
         self.tables: dict[int, Table] = {}
         self.stats = Stats()
+        self.lock: ServingLock | None = None  # how this process serves the database (alone, or in a platform)
+        self.bus: Bus | None = None  # the other processes of the platform (None: this process alone)
+        self.sockets: dict[str, tuple[Peer, RemoteLink]] = {}  # clients here whose tables run elsewhere
+        self.remote: dict[str, tuple[RemotePeer, Table]] = {}  # clients elsewhere of tables that run here
         self._loading = asyncio.Lock()
-        self._renewer: asyncio.Task[None] | None = None
+        self._maintainer: asyncio.Task[None] | None = None
+        self._orphans_seen: dict[int, float] = {}
         self._writes: dict[str, list[float]] = {}
+
+    @property
+    def owner(self) -> str:
+        """This process's name (its node's, in a platform)."""
+        return self.config.owner
+
+    def _lease(self) -> timedelta:
+        return timedelta(seconds=self.config.lease_s)
 
     async def db_call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """Run a store call in the database thread(s)."""
         return await in_thread(self.db, fn, *args, **kwargs)
 
-    async def start(self) -> None:
-        """Migrate the database, claim and rebuild every unfinished table, and start renewing the claims."""
+    async def start(self, lock: ServingLock | None = None) -> None:
+        """Migrate the database, take the serving lock (:mod:`~chaodipi.server.exclusive`), join the platform
+        when there is one, claim and rebuild the tables this process runs, and start looking after them."""
         await self.db_call(self.store.migrate)
+        platform = self.config.redis is not None
+        self.lock = lock or await self.db_call(ServingLock(self.store.engine, platform=platform).acquire)
+        if self.config.redis is not None:
+            space = await self.db_call(namespace, self.store.engine)
+            self.bus = Bus(self.config.redis, self.owner, space, lease_s=self.config.lease_s)
+            self.bus.handlers.update(
+                {
+                    "hello": self._on_hello,
+                    "in": self._on_in,
+                    "bye": self._on_bye,
+                    "out": self._on_out,
+                    "close": self._on_close,
+                    "call": self._on_call,
+                    "adopt": self._on_adopt,
+                }
+            )
+            await self.bus.start()
+            await self.bus.heartbeat(0)
         for info in await self.db_call(self.store.list_tables):
-            if info.status is not TableStatus.FINISHED:
+            # alone: every table; in a platform: this process's own (a restart takes them back at once)
+            if info.status is not TableStatus.FINISHED and (self.bus is None or info.owner == self.owner):
                 await self._load(info.id)
-        self._renewer = asyncio.get_running_loop().create_task(self._renew())
+        self._maintainer = asyncio.get_running_loop().create_task(self._maintain())
 
     async def stop(self) -> None:
-        """Stop every table and give up their claims (what is stored stays)."""
-        if self._renewer is not None:
-            self._renewer.cancel()
-        for table in list(self.tables.values()):
+        """Stop every table and give up their claims (what is stored stays); in a platform, hand them to the
+        other processes at once. Clients are closed with 1012 and reconnect (to any process)."""
+        if self._maintainer is not None:
+            self._maintainer.cancel()
+            with contextlib.suppress(BaseException):
+                await self._maintainer
+        tables = list(self.tables.values())
+        for table in tables:
             await table.stop()
-            for peer in table._all_peers():
-                peer.close(1001, "the server is going away")
+        released: list[int] = []
         with contextlib.suppress(Exception):
-            await self.db_call(self.store.release, self.config.owner)
+            released = await self.db_call(self.store.release, self.owner)
+        if self.bus is not None and released:
+            with contextlib.suppress(Exception):
+                await self._hand_over(released)
+        for table in tables:
+            for peer in table._all_peers():
+                peer.close(CLOSE_RESTART, "the server is restarting: reconnect")
+        for peer, _ in list(self.sockets.values()):
+            peer.close(CLOSE_RESTART, "the server is restarting: reconnect")
+        self.tables.clear()
+        if self.bus is not None:
+            with contextlib.suppress(Exception):
+                await self.bus.publish_summaries({}, gone=released)
+            await self.bus.close()
+        if self.lock is not None:
+            self.lock.release()
         self.bots.close()
         self.db.shutdown(wait=True)
         self.store.close()
 
-    async def _renew(self) -> None:
-        lease = timedelta(seconds=self.config.lease_s)
-        while True:
-            await asyncio.sleep(self.config.lease_s / 3)
-            try:
-                await self.db_call(self.store.renew, self.config.owner, lease)
-            except Exception:
-                log.exception("cannot renew the claims on the tables")
-            for tid, table in list(self.tables.items()):
-                if table.moved:
-                    del self.tables[tid]
+    async def _hand_over(self, released: list[int]) -> None:
+        """Give each released table to a live process, the least loaded first (they claim them at once)."""
+        assert self.bus is not None
+        nodes = {n: c for n, c in (await self.bus.live_nodes()).items() if n != self.owner}
+        for table_id in released:
+            if not nodes:
+                return  # nobody else: the tables wait for this process's restart (or the next one to come)
+            node = min(nodes, key=lambda n: (nodes[n], n))
+            nodes[node] += 1
+            self.bus.send(node, {"k": "adopt", "t": table_id})
 
+    # -- looking after the tables ------------------------------------------------------------------
+    async def _maintain(self) -> None:
+        """Every second: renew the claims (every quarter lease), say this node is alive, take over tables whose
+        owner is gone, and check that relayed clients still reach their tables' owners."""
+        tick = min(1.0, self.config.lease_s / 4)
+        renew_every = self.config.lease_s / 4
+        last_renew = 0.0
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(tick)
+            try:
+                if loop.time() - last_renew >= renew_every:
+                    last_renew = loop.time()
+                    await self._renew()
+                await self._adopt_orphans()
+                if self.bus is not None:
+                    await self._check_relays()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("cannot look after the tables (the next round tries again)")
+
+    async def _renew(self) -> None:
+        """Extend the leases; a table whose lease was lost (taken by another process) stops here."""
+        held = await self.db_call(self.store.renew, self.owner, self._lease())
+        gone = []
+        for table_id, table in list(self.tables.items()):
+            fence = table.fence
+            if table.moved or (fence is not None and held.get(table_id) != fence.epoch):
+                if not table.moved:
+                    log.warning("table %s: its lease was lost (another process claimed it)", table_id)
+                    table._moved()
+                await table.stop()
+                del self.tables[table_id]
+                gone.append(table_id)
+        if self.bus is not None:
+            await self.bus.heartbeat(len(self.tables))
+            lines = {t.id: t.summary() for t in self.tables.values() if not t.moved}
+            await self.bus.publish_summaries(lines, gone=gone)
+
+    async def _adopt_orphans(self) -> None:
+        """Claim this process's share of the tables nobody runs (their owner died or stopped): the live processes
+        ranked by load share them out; one left over for three seconds is taken by whoever sees it."""
+        orphans = await self.db_call(self.store.orphans)
+        now = time.monotonic()
+        self._orphans_seen = {t: self._orphans_seen.get(t, now) for t in orphans}
+        if not orphans:
+            return
+        nodes = await self.bus.live_nodes() if self.bus is not None else {}
+        nodes[self.owner] = len(self.tables)
+        order = sorted(nodes, key=lambda n: (nodes[n], n))
+        rank, count = order.index(self.owner), len(order)
+        for k, table_id in enumerate(orphans):
+            if k % count == rank or now - self._orphans_seen[table_id] >= 3:
+                with contextlib.suppress(TableError):
+                    await self._local(table_id)
+
+    async def _check_relays(self) -> None:
+        """Close relayed clients whose table changed owner (it died, or handed it over): they reconnect; and
+        forget the clients of processes that are gone."""
+        assert self.bus is not None
+        if self.sockets:
+            owners = await self.db_call(self.store.owners, [link.id for _, link in self.sockets.values()])
+            for peer, link in list(self.sockets.values()):
+                if owners.get(link.id) != link.owner:
+                    peer.close(CLOSE_MOVED, "another server runs this table now: reconnect")
+        if self.remote:
+            live = await self.bus.live_nodes()
+            for conn, (peer, table) in list(self.remote.items()):
+                if peer.host not in live:
+                    del self.remote[conn]
+                    table.disconnect(peer)
+
+    # -- claiming ------------------------------------------------------------------------------------
     async def _load(self, table_id: int) -> Table | None:
         """Claim a stored table and rebuild it; None when another process runs it."""
-        before = await self.db_call(
-            self.store.claim, table_id, self.config.owner, timedelta(seconds=self.config.lease_s)
-        )
+        before = await self.db_call(self.store.claim, table_id, self.owner, self._lease())
         if before is None:
             return None
+        self._orphans_seen.pop(table_id, None)
         now = datetime.now(UTC)
         last_alive = before.heartbeat_at or before.updated_at
         downtime = max(timedelta(0), now - last_alive) if before.deadline_at is not None else timedelta(0)
         seats = await self.db_call(self.store.seats, table_id)
-        table = Table(before, seats, store=self.store, db=self.db, bots=self.bots, config=self.config, stats=self.stats)
+        table = Table(
+            replace(before, owner=self.owner),
+            seats,
+            store=self.store,
+            db=self.db,
+            bots=self.bots,
+            config=self.config,
+            stats=self.stats,
+        )
         await table.restore(downtime)
         table.start()
         self.tables[table_id] = table
         log.info("table %s: running (%s, downtime %.1f s)", table_id, before.status, downtime.total_seconds())
         return table
 
-    async def table(self, table_id: int) -> Table:
-        """The running table ``table_id``, loaded from the database if this process does not run it yet."""
+    async def _local(self, table_id: int) -> Table | None:
+        """The table if this process runs it, or could claim it now (nobody else's lease runs); else None."""
         table = self.tables.get(table_id)
         if table is not None and not table.moved:
             return table
@@ -124,15 +306,121 @@ class Server:
             if table is not None and not table.moved:
                 return table
             try:
-                loaded = await self._load(table_id)
+                return await self._load(table_id)
             except UnknownTableError:
                 raise TableError(f"no table {table_id}", 404) from None
-            if loaded is None:
-                raise TableError(f"table {table_id} is run by another server", 409)
-            return loaded
 
-    async def create_table(self, body: dict[str, Any]) -> Table:
-        """A new table from a lobby request: ``{"name", "rules", "seed"?, "bots"?, "watch"?, "watch_delay"?}``."""
+    async def _owner(self, table_id: int) -> Fence | None:
+        owners: dict[int, Fence | None] = await self.db_call(self.store.owners, [table_id])
+        return owners.get(table_id)
+
+    async def link(self, table_id: int) -> TableLink:
+        """The table for a client's WebSocket: run here (claimed now if nobody runs it), or relayed to its owner."""
+        if self.bus is not None:
+            owner = await self._owner(table_id)
+            if owner is not None and owner.owner != self.owner:
+                return RemoteLink(self.bus, table_id, owner, 0, self.sockets)
+        table = await self._local(table_id)
+        if table is not None:
+            return table
+        if self.bus is None:
+            raise TableError(f"table {table_id} is run by another server", 409)
+        raise TableError(f"table {table_id} is moving to another server: try again", 503)
+
+    async def table_op(self, table_id: int, op: str, **args: Any) -> Any:
+        """Run a lobby request on table ``table_id`` (one of :data:`TABLE_OPS`) in its task: here, or at the
+        process that runs it (through the bus). Refusals come back as :class:`TableError` with their status."""
+        for attempt in range(3):
+            if self.bus is not None:
+                owner = await self._owner(table_id)
+                if owner is not None and owner.owner != self.owner:
+                    try:
+                        return await self.bus.request(owner.owner, "table", {"t": table_id, "op": op, "a": args})
+                    except BusError as exc:
+                        if exc.status == STATUS_MOVED and attempt < 2:
+                            await asyncio.sleep(0.2)  # (the table is moving: ask who runs it now)
+                            continue
+                        raise TableError(str(exc), 503 if exc.status == STATUS_MOVED else exc.status) from None
+            table = await self._local(table_id)
+            if table is not None:
+                return await _run_op(table, op, args)
+            if self.bus is None:
+                raise TableError(f"table {table_id} is run by another server", 409)
+        raise TableError(f"table {table_id} is moving to another server: try again", 503)
+
+    # -- the bus: what other processes ask of this one -----------------------------------------------
+    def _on_hello(self, message: dict[str, Any]) -> None:
+        assert self.bus is not None
+        conn, host, table_id = str(message["c"]), str(message["n"]), int(message["t"])
+        table = self.tables.get(table_id)
+        account = message.get("a")
+        peer = RemotePeer(self.bus, host, conn, table_id, (int(account[0]), str(account[1])) if account else None)
+        if table is None or table.moved:
+            peer.close(CLOSE_MOVED, "another server runs this table now: reconnect")
+            return
+        self.remote[conn] = (peer, table)
+        table.connect(peer, hello_from_json(message["h"]))
+
+    def _on_in(self, message: dict[str, Any]) -> None:
+        entry = self.remote.get(str(message["c"]))
+        if entry is None:  # (a client this process does not know: it said hello to the table's owner before)
+            assert self.bus is not None
+            host = str(message["c"]).rsplit("/", 1)[0]
+            RemotePeer(self.bus, host, str(message["c"]), int(message["t"]), None).close(
+                CLOSE_MOVED, "another server runs this table now: reconnect"
+            )
+            return
+        peer, table = entry
+        table.raw(peer, str(message["x"]))
+
+    def _on_bye(self, message: dict[str, Any]) -> None:
+        entry = self.remote.pop(str(message["c"]), None)
+        if entry is not None:
+            entry[1].disconnect(entry[0])
+
+    def _on_out(self, message: dict[str, Any]) -> None:
+        entry = self.sockets.get(str(message["c"]))
+        if entry is not None:
+            entry[0].send(str(message["x"]))
+
+    def _on_close(self, message: dict[str, Any]) -> None:
+        entry = self.sockets.get(str(message["c"]))
+        if entry is not None:
+            entry[0].close(int(message["code"]), str(message["r"]))
+
+    async def _on_call(self, message: dict[str, Any]) -> None:
+        assert self.bus is not None
+        try:
+            if message.get("op") != "table":
+                raise TableError(f"unknown request {message.get('op')!r}", 400)
+            args = message["a"]
+            table = self.tables.get(int(args["t"]))
+            if table is None or table.moved:
+                raise TableError("this server does not run the table", STATUS_MOVED)
+            value = await _run_op(table, str(args["op"]), dict(args["a"]))
+        except Exception as exc:
+            self.bus.reply(message, error=exc if isinstance(exc, ValueError) else TableError("internal error", 500))
+            if not isinstance(exc, ValueError):
+                log.exception("a request from %s failed", message.get("from"))
+        else:
+            self.bus.reply(message, value)
+
+    async def _on_adopt(self, message: dict[str, Any]) -> None:
+        with contextlib.suppress(TableError):
+            await self._local(int(message["t"]))
+
+    async def _place(self) -> str:
+        """The process a new table goes to: the least loaded live one (this one, alone)."""
+        if self.bus is None:
+            return self.owner
+        nodes = await self.bus.live_nodes()
+        nodes[self.owner] = len(self.tables)
+        return min(nodes, key=lambda n: (nodes[n], n != self.owner, n))
+
+    # -- the lobby -----------------------------------------------------------------------------------
+    async def create_table(self, body: dict[str, Any]) -> int:
+        """A new table from a lobby request: ``{"name", "rules", "seed"?, "bots"?, "watch"?, "watch_delay"?}``,
+        placed on the least loaded process of the platform; returns its id."""
         only_fields(body, {"name", "rules", "seed", "bots", "watch", "watch_delay"})
         watch = body.get("watch", True)
         if not isinstance(watch, bool):
@@ -153,18 +441,21 @@ class Server:
         if isinstance(seed, bool) or not isinstance(seed, int) or not SEED_RANGE[0] <= seed <= SEED_RANGE[1]:
             raise TableError("'seed' is a whole number that fits 64 bits", 400)
         bots = _bots(body.get("bots", {}))
-        table_id = await self.db_call(
+        table_id: int = await self.db_call(
             self.store.create_table, rules, seed, name=name.strip(), watchers=watch, watch_delay=delay
         )
-        table = await self.table(table_id)
+        target = await self._place()
+        if target != self.owner and self.bus is not None:
+            with contextlib.suppress(BusError):  # (no answer: whoever is asked next claims it)
+                self.bus.send(target, {"k": "adopt", "t": table_id})
+                await self.bus.request(target, "table", {"t": table_id, "op": "summary", "a": {}}, timeout=3)
         for seat, bot in sorted(bots.items()):
-            await table.call(functools.partial(table.take_seat, seat, "", bot))
-        return table
+            await self.table_op(table_id, "seat", seat=seat, name="", bot=bot, account=None)
+        return table_id
 
     async def claim_seat(self, table_id: int, token: str, account: tuple[int, str]) -> dict[str, Any]:
         """A guest's seat (its resume token) at table ``table_id`` becomes ``account``'s (:meth:`Table.claim`)."""
-        table = await self.table(table_id)
-        answer: dict[str, Any] = await table.call(lambda: table.claim(token, account))
+        answer: dict[str, Any] = await self.table_op(table_id, "claim", token=token, account=list(account))
         return answer
 
     async def quick_join(
@@ -189,17 +480,18 @@ class Server:
                     best = (info.id, len(seats))
             if best is None:
                 count = sum(1 for i in await self.db_call(self.store.list_tables) if i.room == room)
-                table = await self.create_table({"name": f"{ROOM_NAMES[room]} {count + 1}", "rules": room})
+                table_id = await self.create_table({"name": f"{ROOM_NAMES[room]} {count + 1}", "rules": room})
             else:
-                table = await self.table(best[0])
+                table_id = best[0]
+            who = None if account is None else list(account)
             try:
-                answer: dict[str, Any] = await table.call(functools.partial(table.take_seat, None, name, None, account))
+                answer: dict[str, Any] = await self.table_op(
+                    table_id, "seat", seat=None, name=name, bot=None, account=who
+                )
             except TableError:
                 continue
             if bots:
-                for seat in range(4):
-                    if table.seats[seat] is None:
-                        await table.call(functools.partial(table.take_seat, seat, "", "rules"))
+                await self.table_op(table_id, "fill")
             return answer
         raise TableError("every open table filled up meanwhile: try again", 409)
 
@@ -215,6 +507,40 @@ class Server:
         if len(self._writes) > 10_000:
             self._writes = {k: v for k, v in self._writes.items() if v and now - v[-1] < 60}
         return True
+
+
+#: A table's owner answers a request for a table it no longer runs with this status: ask who runs it now.
+STATUS_MOVED = 421
+
+
+def _account(value: Any) -> tuple[int, str] | None:
+    return None if value is None else (int(value[0]), str(value[1]))
+
+
+async def _run_op(table: Table, op: str, args: dict[str, Any]) -> Any:
+    """One of :data:`TABLE_OPS` on ``table``, in its task (the arguments as JSON carries them between processes)."""
+    if op == "summary":
+        return await table.call(table.summary)
+    if op == "seat":
+        return await table.call(
+            functools.partial(table.take_seat, args["seat"], args["name"], args["bot"], _account(args.get("account")))
+        )
+    if op == "fill":  # every empty seat to a rules bot (quick join's "with bots")
+
+        async def fill() -> dict[str, Any]:
+            for seat in range(4):
+                if table.seats[seat] is None:
+                    await table.take_seat(seat, "", "rules")
+            return {"table": table.id}
+
+        return await table.call(fill)
+    if op == "leave":
+        return await table.call(functools.partial(table.leave_by_token, str(args["token"])))
+    if op == "claim":
+        account = _account(args["account"])
+        assert account is not None
+        return await table.call(functools.partial(table.claim, str(args["token"]), account))
+    raise TableError(f"unknown table request {op!r}", 400)
 
 
 def only_fields(body: dict[str, Any], keys: set[str]) -> None:

@@ -22,13 +22,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from chaodipi.server.accounts import account_of
 from chaodipi.server.config import ServerConfig
 from chaodipi.server.messages import ErrorReply
-from chaodipi.server.protocol import (
-    ProtocolError,
-    parse_client,
-    parse_hello,
-)
-from chaodipi.server.table import Table, TableError
-from chaodipi.server.tables import Server
+from chaodipi.server.protocol import ProtocolError, parse_hello
+from chaodipi.server.table import CLOSE_TOO_LARGE, TableError
+from chaodipi.server.tables import Server, TableLink
 
 __all__ = [
     "CLOSE_BAD_HELLO",
@@ -45,7 +41,6 @@ log = logging.getLogger("chaodipi.server")
 CLOSE_BAD_HELLO = 4400
 CLOSE_TOO_FAST = 4429
 CLOSE_TOO_SLOW = 4408  # the client did not read its messages
-CLOSE_TOO_LARGE = 1009
 CLOSE_UNSENDABLE = 1011  # the server could not send a message (an internal error): reconnect
 
 
@@ -58,26 +53,14 @@ class Connection:
     def __init__(self, websocket: WebSocket, config: ServerConfig) -> None:
         self.websocket = websocket
         self.config = config
-        self._seat = -1
+        self.seat = -1  # the seat this connection speaks for (set by the table when it accepts the hello)
         self.account: tuple[int, str] | None = None  # the account logged in on this connection (its cookie)
         self.hand_sent = -1
         self.events_sent = 0
-        self.ready = asyncio.Event()
         self.closed = False
         self.outbox: asyncio.Queue[str | tuple[int, str]] = asyncio.Queue(config.send_queue)
         self.tokens = float(config.rate_burst)
         self.refilled = time.monotonic()
-
-    @property
-    def seat(self) -> int:
-        """The seat this connection speaks for (-1 before the table accepted its hello)."""
-        return self._seat
-
-    @seat.setter
-    def seat(self, value: int) -> None:
-        """Set by the table when it accepts the hello."""
-        self._seat = value
-        self.ready.set()
 
     def send(self, text: str) -> None:
         """Queue a message; a client whose queue is full cannot keep up and is dropped."""
@@ -86,14 +69,13 @@ class Connection:
         try:
             self.outbox.put_nowait(text)
         except asyncio.QueueFull:
-            log.warning("dropping a client that does not read its messages (seat %s)", self._seat)
+            log.warning("dropping a client that does not read its messages (seat %s)", self.seat)
             self._drop(CLOSE_TOO_SLOW, "too slow: messages were not read")
 
     def close(self, code: int, reason: str) -> None:
         """Close after what is queued."""
         if self.closed:
             return
-        self.ready.set()
         try:
             self.outbox.put_nowait((code, reason))
             self.closed = True
@@ -102,7 +84,6 @@ class Connection:
 
     def _drop(self, code: int, reason: str) -> None:
         self.closed = True
-        self.ready.set()
         while not self.outbox.empty():
             self.outbox.get_nowait()
         self.outbox.put_nowait((code, reason))
@@ -136,7 +117,7 @@ class Connection:
             except UnicodeEncodeError as exc:
                 log.error(
                     "seat %s: a message cannot be sent (not UTF-8 text: %s at character %d of %a); closing %d",
-                    self._seat,
+                    self.seat,
                     exc.reason,
                     exc.start,
                     item[:120],
@@ -148,14 +129,13 @@ class Connection:
                         await ws.close(CLOSE_UNSENDABLE, "the server could not send a message")
                 return
             except Exception as exc:  # the client is gone (a reset connection, a close that crossed this send)
-                log.info("seat %s: a message was not sent, the client is gone (%s)", self._seat, type(exc).__name__)
+                log.info("seat %s: a message was not sent, the client is gone (%s)", self.seat, type(exc).__name__)
                 self._end()
                 return
 
     def _end(self) -> None:
         """No more messages: what is queued is dropped."""
         self.closed = True
-        self.ready.set()
         while not self.outbox.empty():
             self.outbox.get_nowait()
 
@@ -175,29 +155,33 @@ async def _receive(websocket: WebSocket) -> str | None:
 
 
 async def table_socket(websocket: WebSocket) -> None:
-    """``/ws/tables/{id}``: hello first, then actions; every reply comes from the table's task."""
+    """``/ws/tables/{id}``: hello first, then actions; every reply comes from the table's task.
+
+    The table may run in this process or in another of the platform (:meth:`Server.link`): then the hello
+    and the messages are relayed to it and its replies come back the same way (:mod:`chaodipi.server.relay`).
+    """
     server: Server = websocket.app.state.server
     await websocket.accept()
     conn = Connection(websocket, server.config)
     conn.account = await account_of(websocket)
     pump = asyncio.get_running_loop().create_task(conn.pump())
-    table: Table | None = None
+    link: TableLink | None = None
     try:
         raw = websocket.path_params.get("table_id", "")
         try:
             if not str(raw).isdigit() or len(str(raw)) > 12:
                 raise TableError(f"no table {raw}", 404)
-            table = await server.table(int(raw))
+            link = await server.link(int(raw))
         except TableError as exc:
             conn.send(ErrorReply(0, "no_table", str(exc)).text())
-            conn.close(4404, "no such table")
+            conn.close(4404 if exc.status == 404 else 1013, "no such table" if exc.status == 404 else "try again")
             return
         try:
             async with asyncio.timeout(server.config.hello_timeout_s):
                 text = await _receive(websocket)
         except TimeoutError:
             limit = server.config.hello_timeout_s
-            conn.send(ErrorReply(table.seq, "hello_required", f"no hello within {limit:g} s").text())
+            conn.send(ErrorReply(link.seq, "hello_required", f"no hello within {limit:g} s").text())
             conn.close(CLOSE_BAD_HELLO, "a hello with the seat's token comes first")
             return
         if text is None:
@@ -205,11 +189,10 @@ async def table_socket(websocket: WebSocket) -> None:
         try:
             hello = parse_hello(text)
         except ProtocolError as exc:
-            conn.send(ErrorReply(table.seq, exc.code, str(exc)).text())
+            conn.send(ErrorReply(link.seq, exc.code, str(exc)).text())
             conn.close(CLOSE_BAD_HELLO, "a hello with the seat's token comes first")
             return
-        table.connect(conn, hello)
-        await conn.ready.wait()
+        link.connect(conn, hello)
         strikes = 0
         while not conn.closed:
             text = await _receive(websocket)
@@ -217,27 +200,18 @@ async def table_socket(websocket: WebSocket) -> None:
                 return
             if not conn.allow():
                 strikes += 1  # refused in a row: a client that keeps flooding is closed
-                conn.send(ErrorReply(table.seq, "rate", "too many messages: slow down").text())
+                conn.send(ErrorReply(link.seq, "rate", "too many messages: slow down").text())
                 if strikes > server.config.rate_burst:
                     conn.close(CLOSE_TOO_FAST, "too many messages")
                 continue
             strikes = 0
-            try:
-                message = parse_client(text, seat=conn.seat)
-            except ProtocolError as exc:
-                if exc.code == "too_large":
-                    conn.send(ErrorReply(table.seq, exc.code, str(exc)).text())
-                    conn.close(CLOSE_TOO_LARGE, "message too large")
-                else:
-                    table.refuse(conn, exc.code, str(exc), exc.ref)
-                continue
-            table.message(conn, message)
+            link.raw(conn, text)
     except WebSocketDisconnect:
         pass
     finally:
         conn.closed = True
-        if table is not None and conn.seat >= 0:  # (a seat, or SPECTATOR)
-            table.disconnect(conn)
+        if link is not None:
+            link.disconnect(conn)
         if not pump.done():
             with contextlib.suppress(asyncio.QueueFull):
                 conn.outbox.put_nowait((1000, "bye"))
