@@ -11,7 +11,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
+import signal
 import socket
+import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -21,11 +25,15 @@ import uvicorn
 import websockets
 
 from chaodipi.bots import make_bot
+from chaodipi.cards import Card, parse_cards
+from chaodipi.hand import Hand
 from chaodipi.log import Action
+from chaodipi.record import parse_deal
 from chaodipi.server.app import create_app
 from chaodipi.server.config import ServerConfig
 from chaodipi.server.serve import uvicorn_options
-from chaodipi.view import View
+from chaodipi.server.store import Store
+from chaodipi.view import SPECTATOR, Phase, View
 
 FAST = {"deal_ms": 0, "bot_delay_ms": 0, "hand_pause_ms": 0, "trick_pause_ms": 0, "time_scale": 0.05}
 #: The dark room with no declaring countdown after the deal (for tests that give long time limits otherwise).
@@ -40,13 +48,19 @@ def free_port() -> int:
 
 
 @contextlib.asynccontextmanager
-async def running_server(url: str, *, guarded: bool = False, **config: Any) -> AsyncIterator[str]:
+async def running_server(
+    url: str, *, guarded: bool = False, apps: list[Any] | None = None, **config: Any
+) -> AsyncIterator[str]:
     """A server on ``url``'s database in this event loop, on a free port; yields its base URL.
 
-    ``guarded``: with ``chaodipi serve``'s uvicorn setup (the guarded protocol and its limits)."""
+    ``guarded``: with ``chaodipi serve``'s uvicorn setup (the guarded protocol and its limits); ``apps``: the
+    application is appended to it (a test reaches the :class:`~chaodipi.server.tables.Server` as
+    ``app.state.server``)."""
     port = free_port()
     settings = {"owner": f"test:{port}", **config}
     app = create_app(url, ServerConfig(**settings))
+    if apps is not None:
+        apps.append(app)
     options = uvicorn_options(ServerConfig(**settings)) if guarded else {}
     options = {**options, "log_level": "warning"}
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="on", **options))
@@ -232,3 +246,132 @@ async def join(base: str, table: int, name: str, seat: int | None = None) -> tup
         r = await http.post(f"/api/tables/{table}/seats", json=body)
         assert r.status_code == 201, r.text
         return int(r.json()["seat"]), str(r.json()["token"])
+
+
+class ServerProcess:
+    """``chaodipi serve`` as a child process on a fixed port and database."""
+
+    def __init__(self, url: str, port: int, *extra: str, owner: str = "restart-test") -> None:
+        self.url = url
+        self.port = port
+        self.extra = extra
+        self.owner = owner
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        cmd = [sys.executable, "-m", "chaodipi.cli", "serve", "--port", str(self.port), "--db", self.url]
+        cmd += ["--owner", self.owner, *self.extra]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        end = time.monotonic() + 30
+        while time.monotonic() < end:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the server exited: {self.proc.stderr.read().decode() if self.proc.stderr else ''}")
+            try:
+                if httpx.get(f"{self.base}/api/health", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError("the server did not answer in 30 s")
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+# -- hidden information: each message checked against the engine's view at the moment it was sent ----------
+
+
+def message_cards(msg: dict[str, Any]) -> set[Card]:
+    """Every card a server message shows."""
+    cards: set[Card] = set()
+
+    def add(text: object) -> None:
+        if isinstance(text, str) and text:
+            cards.update(parse_cards(text))
+
+    view = msg.get("view")
+    if view:
+        add(view["hand"])
+        add(view["kitty"])
+        for _, c in view["current_trick"]:
+            add(c)
+        for t in view["tricks"]:
+            for _, c in t["plays"]:
+                add(c)
+        for b in view["bids"]:
+            add(b.get("cards"))
+        legal = view["legal"]
+        for group in ("bids", "fries"):
+            for b in legal.get(group, []):
+                add(b["cards"])
+        for group in ("leads", "follows"):
+            for c in legal.get(group, []):
+                add(c)
+    for e in msg.get("events", []):
+        add(e.get("cards"))
+    return cards
+
+
+def audit(store: Store, table: int, seat: int, messages: list[dict[str, Any]]) -> int:
+    """Check each message against the engine's view of ``seat`` (or a spectator's, SPECTATOR) at the moment it
+    was sent; returns the count."""
+    stored = store.load(table)
+    hands = {h.number: h for h in stored.hands}
+    checked = 0
+    replaying: tuple[int, Hand, int] | None = None  # (hand number, hand, actions applied)
+    for msg in messages:
+        kind = msg["type"]
+        if kind not in ("welcome", "update"):
+            assert not message_cards(msg) and "hand_cards" not in json.dumps(msg)
+            continue
+        if msg["view"] is None:
+            continue
+        number = msg["hand"]
+        if replaying is None or replaying[0] != number:
+            h = hands[number]
+            # rebuild the game up to this hand through the store (levels and dealer come from earlier hands)
+            game = store.rebuild(table, h.game)
+            hand = next(x for x in game.hands if x.deck == tuple(parse_deal(h.deal)))
+            fresh = Hand(
+                hand.rules,
+                hand.deck,
+                first_seat=hand.first_seat,
+                dealer=hand.dealer if not hand.first_hand else None,
+                dealer_progress=hand.dealer_progress,
+                scoring_progress=hand.scoring_progress,
+                flag_failures=hand.flag_failures,
+            )
+            replaying = (number, fresh, 0)
+        number, hand, applied = replaying
+        actions = hands[number].actions
+        target = msg["seq"] - (actions[0].seq - 1) if actions else 0
+        while applied < min(target, len(actions)):
+            hand.apply(actions[applied].action)
+            applied += 1
+        replaying = (number, hand, applied)
+        dealt = sum(msg["view"]["hand_sizes"])
+        while hand.phase is Phase.DEAL and hand.dealt < dealt:
+            hand.deal_card()
+        allowed = hand.view(seat).cards_seen()
+        if seat != SPECTATOR:
+            allowed |= {c for b in hand.legal(seat).bids for c in b.cards}
+        shown = message_cards(msg)
+        assert shown <= allowed, f"seat {seat}, hand {number}, seq {msg['seq']}: hidden {shown - allowed}"
+        held = hand.hands[seat] if seat != SPECTATOR else []
+        assert sorted(c.index for c in parse_cards(msg["view"]["hand"])) == sorted(c.index for c in held)
+        checked += 1
+    return checked

@@ -265,3 +265,22 @@ def test_a_game_started_by_guests_is_theirs_once_a_seat_is_claimed(tmp_path: Pat
 
     asyncio.run(main())
     setup.store.close()
+
+
+def test_one_bot_account_in_three_seats_is_rated_once_on_either_database(db_url: str) -> None:
+    """A guest beside three rules bots (one rating account): the game's rating moves the bot's once. On PostgreSQL
+    this once failed the last action of every such game (a second insert of the bot's rating row)."""
+    store = Store(db_url)
+    store.migrate()
+    try:
+        table_id = store.create_table(RuleSet.preset("anchao"), 1)
+        with store.engine.begin() as c:
+            bot = ratings.bot_account(c, "rules")
+            assert ratings.rate_game(c, table_id, 1, "anchao", [None, bot, bot, bot], winner=0) == 1
+        with store.engine.begin() as c:  # once only
+            assert ratings.rate_game(c, table_id, 1, "anchao", [None, bot, bot, bot], winner=0) == 0
+        with store.engine.connect() as c:
+            rows = c.execute(select(RatingRow)).all()
+        assert len(rows) == 1 and rows[0].account_id == bot and rows[0].games == 1
+    finally:
+        store.close()

@@ -16,13 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chaodipi.cards import Card, parse_cards
-from chaodipi.hand import Hand
-from chaodipi.record import game_record, parse_deal, replay
+from chaodipi.record import game_record, replay
 from chaodipi.rules import PRESET_NAMES
 from chaodipi.server.store import Store
 from chaodipi.view import SPECTATOR, Phase
-from server_helpers import FAST, QUICK_DECLARE, Client, join, new_table, running_server
+from server_helpers import FAST, QUICK_DECLARE, Client, audit, join, new_table, running_server
 
 
 def run(coro: Any) -> Any:
@@ -204,88 +202,6 @@ def test_hello_with_a_wrong_token_is_refused(tmp_path: Any) -> None:
 # -- hidden information: every message of whole games, every preset ----------------------------------------
 
 
-def _message_cards(msg: dict[str, Any]) -> set[Card]:
-    """Every card a server message shows."""
-    cards: set[Card] = set()
-
-    def add(text: object) -> None:
-        if isinstance(text, str) and text:
-            cards.update(parse_cards(text))
-
-    view = msg.get("view")
-    if view:
-        add(view["hand"])
-        add(view["kitty"])
-        for _, c in view["current_trick"]:
-            add(c)
-        for t in view["tricks"]:
-            for _, c in t["plays"]:
-                add(c)
-        for b in view["bids"]:
-            add(b.get("cards"))
-        legal = view["legal"]
-        for group in ("bids", "fries"):
-            for b in legal.get(group, []):
-                add(b["cards"])
-        for group in ("leads", "follows"):
-            for c in legal.get(group, []):
-                add(c)
-    for e in msg.get("events", []):
-        add(e.get("cards"))
-    return cards
-
-
-def _audit(store: Store, table: int, seat: int, messages: list[dict[str, Any]]) -> int:
-    """Check each message against the engine's view of ``seat`` (or a spectator's, SPECTATOR) at the moment it
-    was sent; returns the count."""
-    stored = store.load(table)
-    hands = {h.number: h for h in stored.hands}
-    checked = 0
-    replaying: tuple[int, Hand, int] | None = None  # (hand number, hand, actions applied)
-    for msg in messages:
-        kind = msg["type"]
-        if kind not in ("welcome", "update"):
-            assert not _message_cards(msg) and "hand_cards" not in json.dumps(msg)
-            continue
-        if msg["view"] is None:
-            continue
-        number = msg["hand"]
-        if replaying is None or replaying[0] != number:
-            h = hands[number]
-            # rebuild the game up to this hand through the store (levels and dealer come from earlier hands)
-            game = store.rebuild(table, h.game)
-            hand = next(x for x in game.hands if x.deck == tuple(parse_deal(h.deal)))
-            fresh = Hand(
-                hand.rules,
-                hand.deck,
-                first_seat=hand.first_seat,
-                dealer=hand.dealer if not hand.first_hand else None,
-                dealer_progress=hand.dealer_progress,
-                scoring_progress=hand.scoring_progress,
-                flag_failures=hand.flag_failures,
-            )
-            replaying = (number, fresh, 0)
-        number, hand, applied = replaying
-        actions = hands[number].actions
-        target = msg["seq"] - (actions[0].seq - 1) if actions else 0
-        while applied < min(target, len(actions)):
-            hand.apply(actions[applied].action)
-            applied += 1
-        replaying = (number, hand, applied)
-        dealt = sum(msg["view"]["hand_sizes"])
-        while hand.phase is Phase.DEAL and hand.dealt < dealt:
-            hand.deal_card()
-        allowed = hand.view(seat).cards_seen()
-        if seat != SPECTATOR:
-            allowed |= {c for b in hand.legal(seat).bids for c in b.cards}
-        shown = _message_cards(msg)
-        assert shown <= allowed, f"seat {seat}, hand {number}, seq {msg['seq']}: hidden {shown - allowed}"
-        held = hand.hands[seat] if seat != SPECTATOR else []
-        assert sorted(c.index for c in parse_cards(msg["view"]["hand"])) == sorted(c.index for c in held)
-        checked += 1
-    return checked
-
-
 @pytest.mark.parametrize("preset", PRESET_NAMES)
 def test_no_message_shows_a_hidden_card(db_url: str, preset: str) -> None:
     if "postgresql" in db_url and preset not in ("anchao", "institute2023"):
@@ -305,9 +221,9 @@ def test_no_message_shows_a_hidden_card(db_url: str, preset: str) -> None:
                 )
             )
             store = Store(db_url)
-            total = sum(_audit(store, table, c.seat, c.messages) for c in clients)
+            total = sum(audit(store, table, c.seat, c.messages) for c in clients)
             assert total > 200
-            assert _audit(store, table, SPECTATOR, watcher.messages) > 50
+            assert audit(store, table, SPECTATOR, watcher.messages) > 50
             store.close()
             for c in [*clients, watcher]:
                 await c.close()

@@ -10,61 +10,12 @@ extended by the time the server was down.
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import subprocess
-import sys
 import time
 from typing import Any
 
-import httpx
-
 from chaodipi.record import game_record, replay
 from chaodipi.server.store import Store
-from server_helpers import QUICK_DECLARE, Client, free_port, join, new_table
-
-
-class ServerProcess:
-    """``chaodipi serve`` as a child process on a fixed port and database."""
-
-    def __init__(self, url: str, port: int, *extra: str) -> None:
-        self.url = url
-        self.port = port
-        self.extra = extra
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> None:
-        cmd = [sys.executable, "-m", "chaodipi.cli", "serve", "--port", str(self.port), "--db", self.url]
-        cmd += ["--owner", "restart-test", *self.extra]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        end = time.monotonic() + 30
-        while time.monotonic() < end:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"the server exited: {self.proc.stderr.read().decode() if self.proc.stderr else ''}")
-            try:
-                if httpx.get(f"{self.base}/api/health", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
-        raise RuntimeError("the server did not answer in 30 s")
-
-    def kill(self) -> None:
-        assert self.proc is not None
-        os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+from server_helpers import QUICK_DECLARE, Client, ServerProcess, free_port, join, new_table
 
 
 def test_sigkill_mid_hand_then_restart_and_the_hand_ends_as_its_record_says(db_url: str) -> None:

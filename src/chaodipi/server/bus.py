@@ -65,7 +65,7 @@ class Bus:
         self.lease_s = lease_s
         self.redis: aioredis.Redis = aioredis.from_url(url)
         self.handlers: dict[str, Handler] = {}
-        self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
+        self._outbox: asyncio.Queue[tuple[str, bytes] | None] = asyncio.Queue()  # None: stop
         self._tasks: list[asyncio.Task[None]] = []
         self._waiting: dict[str, asyncio.Future[Any]] = {}
         self._ids = itertools.count(1)
@@ -91,11 +91,11 @@ class Bus:
             await asyncio.wait_for(self._drain(), 2)
         with contextlib.suppress(Exception):
             await self.redis.hdel(f"{self.prefix}nodes", self.node)
+        self._outbox.put_nowait(None)  # (the sender stops there, even if a cancellation was swallowed below it)
         for task in self._tasks:
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(BaseException):
-                await task
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=2)
         for future in self._waiting.values():
             if not future.done():
                 future.set_exception(BusTimeout("this server is stopping"))
@@ -103,7 +103,7 @@ class Bus:
             await self.redis.aclose()
 
     async def _drain(self) -> None:
-        while not self._outbox.empty():
+        while not self._outbox.empty() and not all(t.done() for t in self._tasks):
             await asyncio.sleep(0.01)
 
     # -- sending ----------------------------------------------------------------------------------
@@ -115,9 +115,15 @@ class Bus:
         """Publish what is queued, everything waiting at once in one pipeline, in order."""
         while True:
             first = await self._outbox.get()
+            if first is None:
+                return
             batch = [first]
             while not self._outbox.empty() and len(batch) < 1000:
-                batch.append(self._outbox.get_nowait())
+                item = self._outbox.get_nowait()
+                if item is None:
+                    self._outbox.put_nowait(None)  # (sent what came before it first)
+                    break
+                batch.append(item)
             try:
                 async with self.redis.pipeline(transaction=False) as pipe:
                     for channel, data in batch:

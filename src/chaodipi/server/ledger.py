@@ -146,10 +146,9 @@ def _insert_ignoring(connection: Connection, model: type[Base], rows: list[dict[
         stmt = insert(model)
         if not rows:
             return 0
-    added = 0
-    for row in rows:
-        added += connection.execute(stmt, row).rowcount
-    return added
+    # counted by the rows RETURNING gives back: a driver's rowcount for an INSERT that skipped is not to be trusted
+    stmt = stmt.returning(getattr(model, key))
+    return sum(len(connection.execute(stmt, row).all()) for row in rows)
 
 
 def post(connection: Connection, postings: Iterable[Posting]) -> int:

@@ -153,9 +153,11 @@ def rate_game(
     lost = {team: rate(teams, 1 - team) for team in {seat % 2 for seat in escaped}}  # what a leaver is given
     now = datetime.now(UTC)
     moved = 0
+    done: set[int | None] = set()  # (one bot account may sit in several seats: it is rated once a game)
     for seat, account in enumerate(accounts):
-        if seat not in keys:
+        if seat not in keys or account in done:
             continue
+        done.add(account)
         team, place = seat % 2, seat // 2
         won = team == winner and seat not in escaped
         after = lost[team][team][place] if seat in escaped else played[team][place]

@@ -64,6 +64,7 @@ from sqlalchemy import (
     UniqueConstraint,
     create_engine,
     event,
+    func,
     insert,
     or_,
     select,
@@ -730,24 +731,30 @@ class Store:
             ).scalar()
             return None if epoch is None else replace(before, epoch=int(epoch))
 
-    def renew(self, owner: str, lease: timedelta) -> dict[int, int]:
-        """Extend the lease of every table ``owner`` holds; returns them, each with its epoch."""
+    def renew(self, owner: str, lease: timedelta, table_ids: Sequence[int] | None = None) -> dict[int, int]:
+        """Extend the lease of every table ``owner`` holds (of those in ``table_ids``, when given: the tables the
+        process still runs); returns them, each with its epoch."""
+        if table_ids is not None and not table_ids:
+            return {}
         now = _now()
+        query = update(TableRow).where(TableRow.owner == owner)
+        if table_ids is not None:
+            query = query.where(TableRow.id.in_(sorted(set(table_ids))))
         with self.engine.begin() as connection:
             rows = connection.execute(
-                update(TableRow)
-                .where(TableRow.owner == owner)
-                .values(lease_until=now + lease, heartbeat_at=now)
-                .returning(TableRow.id, TableRow.epoch)
+                query.values(lease_until=now + lease, heartbeat_at=now).returning(TableRow.id, TableRow.epoch)
             ).all()
             return {int(r[0]): int(r[1]) for r in rows}
 
-    def release(self, owner: str, table_id: int | None = None) -> list[int]:
-        """Give up ``owner``'s tables (or one of them): another process may claim them at once. Returns their ids."""
+    def release(self, owner: str, table_id: int | None = None, *, epoch: int | None = None) -> list[int]:
+        """Give up ``owner``'s tables (or one of them, claimed at ``epoch`` when given): another process may claim
+        them at once. Returns their ids."""
         with self.engine.begin() as connection:
             query = update(TableRow).where(TableRow.owner == owner)
             if table_id is not None:
                 query = query.where(TableRow.id == table_id)
+            if epoch is not None:
+                query = query.where(TableRow.epoch == epoch)
             rows = connection.execute(query.values(owner=None, lease_until=None).returning(TableRow.id)).all()
             return sorted(int(r[0]) for r in rows)
 
@@ -765,6 +772,20 @@ class Store:
         )
         with self.engine.connect() as connection:
             return [int(r[0]) for r in connection.execute(query)]
+
+    def loads(self) -> dict[str, int]:
+        """How many tables not finished each process runs (under a lease that still runs)."""
+        query = (
+            select(TableRow.owner, func.count())
+            .where(
+                TableRow.status != TableStatus.FINISHED.value,
+                TableRow.owner.is_not(None),
+                TableRow.lease_until >= _now(),
+            )
+            .group_by(TableRow.owner)
+        )
+        with self.engine.connect() as connection:
+            return {str(owner): int(n) for owner, n in connection.execute(query)}
 
     def owners(self, table_ids: Sequence[int]) -> dict[int, Fence | None]:
         """Who runs each of these tables now, and at which epoch (None: nobody, or a lease that ran out)."""

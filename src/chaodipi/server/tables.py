@@ -220,8 +220,10 @@ class Server:
                 log.exception("cannot look after the tables (the next round tries again)")
 
     async def _renew(self) -> None:
-        """Extend the leases; a table whose lease was lost (taken by another process) stops here."""
-        held = await self.db_call(self.store.renew, self.owner, self._lease())
+        """Extend the leases of the tables running here; one whose lease was lost (another process claimed it)
+        stops here, and one that stopped here for another reason is released (whoever sees it next claims it)."""
+        running = [t for t, table in self.tables.items() if not table.moved]
+        held = await self.db_call(self.store.renew, self.owner, self._lease(), running)
         gone = []
         for table_id, table in list(self.tables.items()):
             fence = table.fence
@@ -232,6 +234,8 @@ class Server:
                 await table.stop()
                 del self.tables[table_id]
                 gone.append(table_id)
+                if fence is not None:
+                    await self.db_call(self.store.release, self.owner, table_id, epoch=fence.epoch)
         if self.bus is not None:
             await self.bus.heartbeat(len(self.tables))
             lines = {t.id: t.summary() for t in self.tables.values() if not t.moved}
@@ -245,8 +249,7 @@ class Server:
         self._orphans_seen = {t: self._orphans_seen.get(t, now) for t in orphans}
         if not orphans:
             return
-        nodes = await self.bus.live_nodes() if self.bus is not None else {}
-        nodes[self.owner] = len(self.tables)
+        nodes = await self._loads()
         order = sorted(nodes, key=lambda n: (nodes[n], n))
         rank, count = order.index(self.owner), len(order)
         for k, table_id in enumerate(orphans):
@@ -409,12 +412,16 @@ class Server:
         with contextlib.suppress(TableError):
             await self._local(int(message["t"]))
 
-    async def _place(self) -> str:
-        """The process a new table goes to: the least loaded live one (this one, alone)."""
+    async def _loads(self) -> dict[str, int]:
+        """The live processes (this one included) and how many tables each runs (the store's count)."""
         if self.bus is None:
-            return self.owner
-        nodes = await self.bus.live_nodes()
-        nodes[self.owner] = len(self.tables)
+            return {self.owner: len(self.tables)}
+        counts: dict[str, int] = await self.db_call(self.store.loads)
+        return {node: counts.get(node, 0) for node in await self.bus.live_nodes()}
+
+    async def _place(self) -> str:
+        """The process a new table goes to: the least loaded live one (this one, alone; this one on a tie)."""
+        nodes = await self._loads()
         return min(nodes, key=lambda n: (nodes[n], n != self.owner, n))
 
     # -- the lobby -----------------------------------------------------------------------------------
