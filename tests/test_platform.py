@@ -29,10 +29,11 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import PG_URL, pg_schema
 
+from chaodipi.bots import make_bot
 from chaodipi.record import replay
 from chaodipi.server.store import Fence, Store
+from conftest import PG_URL, pg_schema
 from server_helpers import QUICK_DECLARE, Client, ServerProcess, audit, free_port, join, new_table
 
 REDIS_URL = os.environ.get("CHAODIPI_TEST_REDIS", "")
@@ -51,7 +52,7 @@ def run(coro: Any, timeout: float = 400) -> Any:
     async def bounded() -> Any:
         task = asyncio.ensure_future(coro)
         done, _ = await asyncio.wait([task], timeout=timeout)
-        if not done:
+        if not done:  # say where everything waits, then fail
             for t in asyncio.all_tasks():
                 t.print_stack(limit=8)
         return await asyncio.wait_for(task, 1)
@@ -294,7 +295,8 @@ def test_a_stalled_owner_is_refused_by_the_epoch(pg_url: str) -> None:
             # the stall: no renewal comes, the lease runs out, and another process claims the table
             server._maintainer.cancel()
             with store.engine.begin() as c:
-                c.execute(text("UPDATE tables SET lease_until = now() - interval '1 second' WHERE id = :t"), {"t": table})
+                expire = "UPDATE tables SET lease_until = now() - interval '1 second' WHERE id = :t"
+                c.execute(text(expire), {"t": table})
             async with running_server(pg_url, owner="fresh", redis=REDIS_URL, lease_s=LEASE):
                 for _ in range(100):
                     now = store.owners([table])[table]
@@ -306,9 +308,7 @@ def test_a_stalled_owner_is_refused_by_the_epoch(pg_url: str) -> None:
                 assert seq == client.seq
                 # the stalled process wakes: its player's action reaches the table it still holds in memory
                 view = client.engine_view()
-                assert view is not None and view.legal.follows or view.legal.leads
-                from chaodipi.bots import make_bot
-
+                assert view is not None and (view.legal.follows or view.legal.leads)
                 action = make_bot("rules", 1).act(view)
                 assert action is not None
                 await client.act(action)
