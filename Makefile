@@ -72,10 +72,12 @@ unit: $(STAMP) browser
 # Only tests/ is given: a path in src/ would put src/ first on sys.path and the pure sources would be
 # tested (the doctests in src/ run in `unit`); CHAODIPI_EXPECT_COMPILED=1 makes tests/conftest.py stop at
 # once if the engine imported is not compiled. The browser tests (3.5 minutes in chromium) run only in
-# `unit`: they test the client, and the server behind them runs the same engine calls as test_server.py.
+# `unit`: they test the client, and the server behind them runs the same engine calls as test_server.py;
+# so do the platform's (several `chaodipi serve` processes, about 2 minutes: they test processes and Redis).
 unit-fast:
 	@if [ -d $(FAST) ]; then $(MAKE) --no-print-directory fast && \
-	  CHAODIPI_EXPECT_COMPILED=1 $(FAST_BIN)/pytest tests -p no:cacheprovider --ignore-glob="tests/test_browser*.py"; \
+	  CHAODIPI_EXPECT_COMPILED=1 $(FAST_BIN)/pytest tests -p no:cacheprovider --ignore-glob="tests/test_browser*.py" \
+	    --ignore=tests/test_platform.py; \
 	else echo "no $(FAST): the compiled build is not tested (make fast builds it)"; fi
 
 # The referee scenarios kept in the repository, with the repository's checker; then, when

@@ -99,8 +99,9 @@ def routes() -> set[str]:
 
 def close_codes() -> set[int]:
     """The WebSocket close codes the server uses: its ``CLOSE_*`` constants and the numbers passed to ``close``."""
-    codes = {v for m in (app, table, ws) for k, v in vars(m).items() if k.startswith("CLOSE_") and isinstance(v, int)}
-    for name in ("app.py", "table.py", "ws.py"):
+    modules = (app, table, tables, ws)
+    codes = {v for m in modules for k, v in vars(m).items() if k.startswith("CLOSE_") and isinstance(v, int)}
+    for name in ("app.py", "table.py", "tables.py", "ws.py"):
         for node in ast.walk(_tree(name)):
             if isinstance(node, ast.Call) and _called(node, "close") and node.args:
                 first = node.args[0]

@@ -131,8 +131,12 @@ def _table_id(request: Request) -> int:
 
 
 async def health(request: Request, server: Server) -> Response:
-    """``GET /api/health``: the server is up, its owner name and how many tables it runs."""
-    return JSONResponse({"ok": True, "owner": server.config.owner, "tables": len(server.tables)})
+    """``GET /api/health``: the server is up, its owner name and how many tables it runs; in a platform, each live
+    process (node) and the tables it runs."""
+    answer: dict[str, Any] = {"ok": True, "owner": server.config.owner, "tables": len(server.tables)}
+    if server.bus is not None:
+        answer["nodes"] = await server.bus.live_nodes()
+    return JSONResponse(answer)
 
 
 async def stats(request: Request, server: Server) -> Response:

@@ -28,9 +28,11 @@ from chaodipi.server.tables import Server, TableLink
 
 __all__ = [
     "CLOSE_BAD_HELLO",
+    "CLOSE_NO_TABLE",
     "CLOSE_TOO_FAST",
     "CLOSE_TOO_LARGE",
     "CLOSE_TOO_SLOW",
+    "CLOSE_TRY_AGAIN",
     "CLOSE_UNSENDABLE",
     "Connection",
     "table_socket",
@@ -39,6 +41,8 @@ __all__ = [
 log = logging.getLogger("chaodipi.server")
 
 CLOSE_BAD_HELLO = 4400
+CLOSE_NO_TABLE = 4404
+CLOSE_TRY_AGAIN = 1013  # the table is moving between the processes of a platform
 CLOSE_TOO_FAST = 4429
 CLOSE_TOO_SLOW = 4408  # the client did not read its messages
 CLOSE_UNSENDABLE = 1011  # the server could not send a message (an internal error): reconnect
@@ -174,7 +178,10 @@ async def table_socket(websocket: WebSocket) -> None:
             link = await server.link(int(raw))
         except TableError as exc:
             conn.send(ErrorReply(0, "no_table", str(exc)).text())
-            conn.close(4404 if exc.status == 404 else 1013, "no such table" if exc.status == 404 else "try again")
+            if exc.status == 404:
+                conn.close(CLOSE_NO_TABLE, "no such table")
+            else:  # (the table is moving between processes of a platform)
+                conn.close(CLOSE_TRY_AGAIN, "try again in a moment")
             return
         try:
             async with asyncio.timeout(server.config.hello_timeout_s):
