@@ -1,5 +1,12 @@
 """Game-server load: many concurrent tables on loopback, one WebSocket player each (``make bench``).
 
+With ``--servers N`` (N > 1, PostgreSQL and Redis) the server is a platform of N ``chaodipi serve``
+processes on one fresh schema and one Redis (issue 22): the tables are made through each process's
+lobby in turn (placed by the platform on the least loaded process), each client connects to the
+process that runs its table (``--route owner``, as a load balancer routing by table would) or to
+another (``--route any``: relayed through Redis), and the figures add up every process's (the
+latency is the worst process's; the CPU is all of theirs).
+
 ``chaodipi serve`` runs in its own process on a free port with a fresh database (a temporary
 SQLite file, or a fresh schema of the PostgreSQL database named by ``--db``, dropped after),
 its timers set by ``--pace`` (see ``PACES``). This process's client workers create
@@ -131,6 +138,7 @@ def server_command(args: argparse.Namespace, port: int, db: str) -> list[str]:
         *["-m", "chaodipi.cli", "serve", "--host", "127.0.0.1", "--port", str(port), "--db", db],
         *["--owner", f"bench:{port}", "--deal-ms", str(args.deal_ms), "--bot-delay-ms", str(args.bot_delay_ms)],
         *["--hand-pause-ms", str(args.hand_pause_ms), "--time-scale", str(args.time_scale)],
+        *(["--redis", args.redis] if args.servers > 1 else []),
     ]
 
 
@@ -311,8 +319,36 @@ class BenchClient(Client):
                 await self.changed.wait()
 
 
+class Router:
+    """Which process a table's client connects to: the one that runs it (``owner``: as a load balancer that routes
+    by table would), or the next one after the process whose lobby made it (``any``: mostly relayed)."""
+
+    def __init__(self, bases: list[str], route: str, db_url: str) -> None:
+        self.bases = bases
+        self.route = route
+        self.conn: Any = None
+        if route == "owner" and len(bases) > 1:
+            import psycopg
+
+            self.conn = psycopg.connect(db_url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True)
+
+    def lobby(self, n: int) -> str:
+        """The process whose lobby makes the ``n``-th table (round robin)."""
+        return self.bases[n % len(self.bases)]
+
+    def socket(self, n: int, table: int) -> str:
+        """The process the ``n``-th table's client connects to."""
+        if len(self.bases) == 1:
+            return self.bases[0]
+        if self.route == "owner":
+            row = self.conn.execute("SELECT owner FROM tables WHERE id = %s", (table,)).fetchone()
+            port = str(row[0]).rsplit(":", 1)[-1]
+            return next(b for b in self.bases if b.endswith(f":{port}"))
+        return self.bases[(n + 1) % len(self.bases)]
+
+
 async def _tables(
-    base: str,
+    router: Router,
     address: str,
     count: int,
     start: float,
@@ -326,23 +362,24 @@ async def _tables(
     each with the rules bot in seats 1-3 and a guest in seat 0 whose client connects and plays at once."""
     loop = asyncio.get_running_loop()
     transport = httpx.AsyncHTTPTransport(local_address=address)
-    async with httpx.AsyncClient(base_url=base, transport=transport, timeout=60) as http:
+    async with httpx.AsyncClient(transport=transport, timeout=60) as http:
         for n in range(count):
             await asyncio.sleep(max(0.0, start + n * step - loop.time()))
-            r = await http.post("/api/tables", json={"name": "bench", "bots": BOTS})
+            base = router.lobby(n)
+            r = await http.post(f"{base}/api/tables", json={"name": "bench", "bots": BOTS})
             if r.status_code != 201:
                 raise RuntimeError(f"POST /api/tables from {address}: {r.status_code} {r.text}")
             table = int(r.json()["id"])
-            r = await http.post(f"/api/tables/{table}/seats", json={"name": "bench", "seat": 0})
+            r = await http.post(f"{base}/api/tables/{table}/seats", json={"name": "bench", "seat": 0})
             if r.status_code != 201:
                 raise RuntimeError(f"POST /api/tables/{table}/seats from {address}: {r.status_code} {r.text}")
-            client = BenchClient(base, table, str(r.json()["token"]), counts, think_s)
+            client = BenchClient(router.socket(n, table), table, str(r.json()["token"]), counts, think_s)
             await client.connect()
             players.append((client, loop.create_task(client.run(stop, seed=table))))
 
 
 async def _worker(
-    base: str, worker: int, procs: int, tables: int, ramp_s: float, think_s: float, events: dict[str, Any]
+    router: Router, worker: int, procs: int, tables: int, ramp_s: float, think_s: float, events: dict[str, Any]
 ) -> dict[str, Any]:
     counts = ClientCounts()
     stop = asyncio.Event()
@@ -354,7 +391,7 @@ async def _worker(
     await asyncio.gather(
         *(
             _tables(
-                base,
+                router,
                 f"127.0.{worker + 1}.{n + 2}",
                 size,
                 start + n * interval,
@@ -405,11 +442,12 @@ async def _worker(
 
 
 def worker_main(
-    base: str, worker: int, args: argparse.Namespace, tables: int, events: dict[str, Any], out: Any
+    bases: list[str], db_url: str, worker: int, args: argparse.Namespace, tables: int, events: dict[str, Any], out: Any
 ) -> None:
     """A client process: its share of the tables, played until the coordinator says stop."""
     try:
-        run = _worker(base, worker, args.procs, tables, args.ramp, args.think_ms / 1000, events)
+        router = Router(bases, args.route, db_url)
+        run = _worker(router, worker, args.procs, tables, args.ramp, args.think_ms / 1000, events)
         out.put((worker, asyncio.run(run)))
     except BaseException as exc:
         out.put((worker, {"error": f"{type(exc).__name__}: {exc}"}))
@@ -434,22 +472,28 @@ def say(text: str) -> None:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(prefix="chaodipi-bench-"))
     db = make_database(args.db, tmp)
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
+    if args.servers > 1 and not db.kind.startswith("postgresql"):
+        raise SystemExit("several server processes (--servers) need PostgreSQL (--db postgresql+psycopg://…)")
+    ports = [free_port() for _ in range(args.servers)]
+    bases = [f"http://127.0.0.1:{port}" for port in ports]
     log = Path(args.server_log).resolve() if args.server_log else tmp / "server.log"
-    cmd = server_command(args, port, db.url)
-    say(f"server: {' '.join(cmd)}")
-    proc = subprocess.Popen(cmd, stdout=log.open("wb"), stderr=subprocess.STDOUT, cwd=tmp)
+    logs = [log if k == 0 else log.with_name(f"{log.stem}-{k}{log.suffix}") for k in range(args.servers)]
+    servers = []
+    for port, path in zip(ports, logs, strict=True):
+        cmd = server_command(args, port, db.url)
+        say(f"server: {' '.join(cmd)}")
+        servers.append(subprocess.Popen(cmd, stdout=path.open("wb"), stderr=subprocess.STDOUT, cwd=tmp))
     ctx = multiprocessing.get_context("spawn")
     workers: list[Any] = []
     try:
-        wait_until_up(base, proc, log)
+        for base, server, path in zip(bases, servers, logs, strict=True):
+            wait_until_up(base, server, path)
         events = {"ready": ctx.Queue(), "start": ctx.Event(), "stop": ctx.Event()}
         results = ctx.Queue()
         shares = [args.tables // args.procs + (w < args.tables % args.procs) for w in range(args.procs)]
         ramp0 = time.monotonic()
         for w, share in enumerate(shares):
-            p = ctx.Process(target=worker_main, args=(base, w, args, share, events, results))
+            p = ctx.Process(target=worker_main, args=(bases, db.url, w, args, share, events, results))
             p.start()
             workers.append(p)
         for _ in workers:
@@ -457,7 +501,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 with contextlib.suppress(Exception):
                     events["ready"].get(timeout=1)
                     break
-                if proc.poll() is not None or any(p.exitcode not in (None, 0) for p in workers):
+                if any(s.poll() is not None for s in servers) or any(p.exitcode not in (None, 0) for p in workers):
                     why = []
                     with contextlib.suppress(Exception):
                         while True:
@@ -471,14 +515,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         local_pg = db.kind.startswith("postgresql") and urlsplit(db.url).hostname in ("127.0.0.1", "localhost", "::1")
         p0 = processes()
         pg = postgres_roots(p0) if local_pg else []
-        s0, mach0, t0 = get_stats(base), machine_cpu(), time.monotonic()
-        cpu0, db0 = tree_cpu([proc.pid], p0), tree_cpu(pg, p0)
+        s0, mach0, t0 = [get_stats(b) for b in bases], machine_cpu(), time.monotonic()
+        pids = [s.pid for s in servers]
+        cpu0, db0 = tree_cpu(pids, p0), tree_cpu(pg, p0)
         events["start"].set()
         say(f"measuring for {args.seconds:g} s")
         time.sleep(args.seconds)
-        s1, mach1, t1 = get_stats(base), machine_cpu(), time.monotonic()
+        s1, mach1, t1 = [get_stats(b) for b in bases], machine_cpu(), time.monotonic()
         p1 = processes()
-        cpu1, db1 = tree_cpu([proc.pid], p1), tree_cpu(pg, p1)
+        cpu1, db1 = tree_cpu(pids, p1), tree_cpu(pg, p1)
+        held = [int(get_stats(b)["tables"]) for b in bases]
         events["stop"].set()
         answers = dict(results.get(timeout=120) for _ in workers)
         for p in workers:
@@ -487,29 +533,36 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for p in workers:
             if p.is_alive():
                 p.kill()
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(120)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        for server in servers:
+            server.send_signal(signal.SIGINT)
+        for server in servers:
+            try:
+                server.wait(120)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
         db.close()
     failed = [f"worker {w}: {a['error']}" for w, a in answers.items() if "error" in a]
     if failed:
         raise SystemExit("\n".join(failed))
-    server_log = log.read_text(errors="replace")
+    server_log = "".join(path.read_text(errors="replace") for path in logs)
     shutil.rmtree(tmp, ignore_errors=True)
     window = t1 - t0
     rtts = [r for a in answers.values() for r in a["rtts"]]
     client_cpu = sum(a["cpu_s"] for a in answers.values())
     server_cpu = cpu1 - cpu0
-    accepted = s1["accepted"] - s0["accepted"]
-    players = s1["player_actions"] - s0["player_actions"]
+    accepted = sum(b["accepted"] - a["accepted"] for a, b in zip(s0, s1, strict=True))
+    players = sum(b["player_actions"] - a["player_actions"] for a, b in zip(s0, s1, strict=True))
+    # each process's latencies; the platform's is its worst process's (a table is as slow as its process)
+    worst = max(s1, key=lambda s: s["latency_ms"]["p95"] or 0)
     messages = sum(a["messages"] for a in answers.values())
     return {
         "database": db.kind,
         "tables": args.tables,
-        "connections": s1.get("connections"),
+        "connections": sum(int(s.get("connections") or 0) for s in s1),
+        "servers": args.servers,
+        "route": args.route if args.servers > 1 else None,
+        "tables_per_server": held,
         "timers": {
             "deal_ms": args.deal_ms,
             "bot_delay_ms": args.bot_delay_ms,
@@ -522,8 +575,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "window_s": round(window, 2),
         "accepted_per_s": round(accepted / window, 1),
         "player_actions_per_s": round(players / window, 1),
-        "server_latency_ms": s1["latency_ms"],
-        "server_latency_samples": s1["player_actions"],
+        "server_latency_ms": worst["latency_ms"],
+        "server_latency_p95_ms_each": [s["latency_ms"]["p95"] for s in s1],
+        "server_latency_samples": sum(s["player_actions"] for s in s1),
         "server_latency_samples_in_window": min(players, 100_000),
         "client_round_trip_ms": {q: pct(rtts, v) for q, v in (("p50", 0.5), ("p95", 0.95), ("p99", 0.99))}
         | {"max": pct(rtts, 1.0), "samples": len(rtts)},
@@ -557,13 +611,16 @@ def report(r: dict[str, Any]) -> str:
     lines = [
         f"server load: {r['tables']} tables on {r['database']}, {r['window_s']:.0f} s measured "
         f"(ramp-up {r['ramp_up_s']} s), {r['cores']} cores",
+        f"{r['servers']} server process(es)"
+        + (f", clients routed to {r['route']}, tables held {r['tables_per_server']}" if r["servers"] > 1 else ""),
         f"{r['pace']} pace: deal {t['deal_ms']} ms, bot delay {t['bot_delay_ms']} ms, "
         f"hand pause {t['hand_pause_ms']} ms, time scale {t['time_scale']:g}, player think {t['think_ms']} ms",
         "",
         f"{'accepted actions':34} {r['accepted_per_s']:10.1f} /s",
         f"{'players actions':34} {r['player_actions_per_s']:10.1f} /s",
         f"{'action to broadcast (server) ms':34} p50 {s['p50']}  p95 {s['p95']}  p99 {s['p99']}  max {s['max']}"
-        f"  ({r['server_latency_samples_in_window']} of {r['server_latency_samples']} samples in the window)",
+        f"  ({r['server_latency_samples_in_window']} of {r['server_latency_samples']} samples in the window)"
+        + (f"; the worst process's; p95 each {r['server_latency_p95_ms_each']}" if r["servers"] > 1 else ""),
         f"{'round trip (client) ms':34} p50 {c['p50']}  p95 {c['p95']}  p99 {c['p99']}  max {c['max']}"
         f"  ({c['samples']} samples)",
         f"{'messages to the clients':34} {r['messages_received_per_s']:10.1f} /s, "
@@ -612,6 +669,19 @@ def main() -> None:
     ap.add_argument("--time-scale", type=float, help="multiplies the rules' time limits")
     ap.add_argument("--think-ms", type=int, help="the player's pause before each decision")
     ap.add_argument("--procs", type=int, default=1, help="client processes (1)")
+    ap.add_argument(
+        "--servers", type=int, default=1, help="server processes, one platform (1; more need --db postgresql and Redis)"
+    )
+    ap.add_argument(
+        "--redis", default="redis://127.0.0.1:6379/0", help="the platform's Redis with --servers above 1 (local)"
+    )
+    ap.add_argument(
+        "--route",
+        choices=("owner", "any"),
+        default="owner",
+        help="with several servers, each client connects to the process that runs its table (owner: as a load "
+        "balancer routing by table) or to another one (any: relayed through Redis)",
+    )
     ap.add_argument("--profile", metavar="FILE", help="run the server under cProfile, writing FILE")
     ap.add_argument("--server-log", metavar="FILE", help="keep the server's log in FILE")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
