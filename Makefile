@@ -65,8 +65,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict src/chaodipi
 
+# The suite on both cores (pytest-xdist; every test makes its own files, ports, schemas and Redis keys), then the
+# browser tests one at a time (each drives chromium and a server: two at once would fight for the cores).
 unit: $(STAMP) browser
-	CHAODIPI_CHROMIUM=$(CHROMIUM) $(BIN)/pytest
+	$(BIN)/pytest -n 2 -p no:cacheprovider --ignore-glob="tests/test_browser*.py"
+	CHAODIPI_CHROMIUM=$(CHROMIUM) $(BIN)/pytest -p no:cacheprovider tests/test_browser*.py
 
 # The suite once more on the compiled build, when $(FAST) is there (rebuilt first if the sources changed).
 # Only tests/ is given: a path in src/ would put src/ first on sys.path and the pure sources would be
@@ -76,7 +79,7 @@ unit: $(STAMP) browser
 # so do the platform's (several `chaodipi serve` processes, about 2 minutes: they test processes and Redis).
 unit-fast:
 	@if [ -d $(FAST) ]; then $(MAKE) --no-print-directory fast && \
-	  CHAODIPI_EXPECT_COMPILED=1 $(FAST_BIN)/pytest tests -p no:cacheprovider --ignore-glob="tests/test_browser*.py" \
+	  CHAODIPI_EXPECT_COMPILED=1 $(FAST_BIN)/pytest tests -n 2 -p no:cacheprovider --ignore-glob="tests/test_browser*.py" \
 	    --ignore=tests/test_platform.py; \
 	else echo "no $(FAST): the compiled build is not tested (make fast builds it)"; fi
 
