@@ -135,6 +135,13 @@ def test_every_lobby_lists_every_table_and_new_tables_go_to_the_least_loaded(pg_
             one = httpx.get(f"{p.base}/api/tables/{made[0]}", timeout=5).json()  # asked of its owner if elsewhere
             assert one["id"] == made[0] and one["seats"][1]["kind"] == "bot"
         assert sum(_health(p.base)["tables"] for p in platform.procs) == 6
+        assert set(_health(platform.procs[0].base)["nodes"]) == {p.owner for p in platform.procs}
+        # the accounts' rate limits are the platform's (in Redis), not each process's: no more tries elsewhere
+        wrong = {"username": "限流", "password": "错的密码000"}
+        r = httpx.post(f"{platform.procs[0].base}/api/register", json={**wrong, "password": "长长的密码123"})
+        assert r.status_code == 201, r.text
+        codes = [httpx.post(f"{p.base}/api/login", json=wrong, timeout=10).status_code for p in platform.procs * 2]
+        assert codes[:5] == [401] * 5 and codes[5] == 429, codes
 
 
 @needs_platform

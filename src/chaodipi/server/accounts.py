@@ -39,7 +39,7 @@ from urllib.parse import urlsplit
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from limits import RateLimitItem, parse
-from limits.storage import MemoryStorage
+from limits.storage import MemoryStorage, RedisStorage
 from limits.strategies import MovingWindowRateLimiter
 from sqlalchemy import CheckConstraint, DateTime, ForeignKey, Index, Integer, String, delete, select
 from sqlalchemy.engine import Engine
@@ -435,11 +435,14 @@ class Accounts:
 
 
 class Limits:
-    """The accounts' rate limits (:class:`ServerConfig`'s strings), counted in this process's memory."""
+    """The accounts' rate limits (:class:`ServerConfig`'s strings), counted in this process's memory, or in a
+    platform of several processes in its Redis (so that a client gets no more tries by asking another process)."""
 
-    def __init__(self, config: ServerConfig | None = None) -> None:
+    def __init__(self, config: ServerConfig | None = None, *, redis_prefix: str | None = None) -> None:
         config = config or ServerConfig()
-        self.limiter = MovingWindowRateLimiter(MemoryStorage())
+        shared = config.redis is not None and redis_prefix is not None  # (the platform's keys: its namespace)
+        storage = RedisStorage(config.redis, key_prefix=redis_prefix) if shared else MemoryStorage()  # type: ignore[arg-type]
+        self.limiter = MovingWindowRateLimiter(storage)
         self.login = parse(config.login_limit)
         self.login_name = parse(config.login_name_limit)
         self.register = parse(config.register_limit)

@@ -413,6 +413,8 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await server.start(lock)
+        if server.bus is not None:  # a platform: its processes count the accounts' rate limits together
+            app.state.limits = Limits(server.config, redis_prefix=f"{server.bus.prefix}limits")
         if on_ready is not None:
             on_ready()
         try:
