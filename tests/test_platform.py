@@ -119,6 +119,17 @@ def test_every_lobby_lists_every_table_and_new_tables_go_to_the_least_loaded(pg_
             return made
 
         made = run(main())
+
+        async def watch_and_sit() -> list[Client]:  # through a process that does not run the table
+            elsewhere = platform.other(made[0])
+            _, token = await join(elsewhere.base, made[0], "在座", 0)
+            clients = [Client(elsewhere.base, made[0], token), Client(elsewhere.base, made[0], None, watch=True)]
+            for c in clients:
+                await c.connect()
+            return clients
+
+        loop = asyncio.new_event_loop()
+        clients = loop.run_until_complete(watch_and_sit())
         owners = {t: platform.owner(t) for t in made}
         assert all(o is not None for o in owners.values())
         loads = [sum(1 for o in owners.values() if o is not None and o.owner == p.owner) for p in platform.procs]
@@ -129,7 +140,11 @@ def test_every_lobby_lists_every_table_and_new_tables_go_to_the_least_loaded(pg_
             assert sorted(t["id"] for t in listed) == sorted(made)
             for line in listed:
                 seats = line["seats"]
-                assert seats[1] is not None and seats[1]["kind"] == "bot" and seats[0] is None
+                assert seats[1] is not None and seats[1]["kind"] == "bot"
+                if line["id"] == made[0]:  # the owner's line (kept in Redis) adds who is connected and watching
+                    assert seats[0]["name"] == "在座" and seats[0]["connected"] is True and line["watchers"] == 1
+                else:
+                    assert seats[0] is None and line["watchers"] == 0
             rooms = httpx.get(f"{p.base}/api/rooms", timeout=5).json()["rooms"]
             assert sorted(t["id"] for t in rooms[0]["tables"]) == sorted(made)
             one = httpx.get(f"{p.base}/api/tables/{made[0]}", timeout=5).json()  # asked of its owner if elsewhere
@@ -142,6 +157,9 @@ def test_every_lobby_lists_every_table_and_new_tables_go_to_the_least_loaded(pg_
         assert r.status_code == 201, r.text
         codes = [httpx.post(f"{p.base}/api/login", json=wrong, timeout=10).status_code for p in platform.procs * 2]
         assert codes[:5] == [401] * 5 and codes[5] == 429, codes
+        for c in clients:
+            loop.run_until_complete(c.close())
+        loop.close()
 
 
 @needs_platform

@@ -170,7 +170,11 @@ async def list_tables(request: Request, server: Server) -> Response:
 
 
 async def _summaries(server: Server, infos: list[Any]) -> list[dict[str, Any]]:
-    """The lobby's line for each table: from the table when this process runs it, else from the store."""
+    """The lobby's line for each table: from the table when this process runs it, else from the store (the
+    truth: seats, status, sequence number), with what only the table's owner knows (its watchers, the game so
+    far, the phase) from the line the owner keeps in Redis, when that line is as new as the store's row."""
+    elsewhere = [info.id for info in infos if info.id not in server.tables]
+    kept = await server.bus.summaries(elsewhere) if server.bus is not None and elsewhere else {}
     out = []
     for info in infos:
         table = server.tables.get(info.id)
@@ -178,23 +182,29 @@ async def _summaries(server: Server, infos: list[Any]) -> list[dict[str, Any]]:
             out.append(table.summary())
             continue
         seats = await server.db_call(server.store.seats, info.id)
-        out.append(
-            {
-                "id": info.id,
-                "name": info.name,
-                "rules": info.rules.to_spec(),
-                "room": info.room,
-                "preset": info.rules.name,
-                "status": info.status.value,
-                "seats": [None if n not in seats else SeatState.stored(seats[n]).to_json(n) for n in range(4)],
-                "seq": info.last_seq,
-                "hand": info.hand_number,
-                "games": info.game if info.hand_number else 0,
-                "watch": info.watchers,
-                "watch_delay": info.watch_delay,
-                "watchers": 0,
-            }
-        )
+        line: dict[str, Any] = {
+            "id": info.id,
+            "name": info.name,
+            "rules": info.rules.to_spec(),
+            "room": info.room,
+            "preset": info.rules.name,
+            "status": info.status.value,
+            "seats": [None if n not in seats else SeatState.stored(seats[n]).to_json(n) for n in range(4)],
+            "seq": info.last_seq,
+            "hand": info.hand_number,
+            "games": info.game if info.hand_number else 0,
+            "watch": info.watchers,
+            "watch_delay": info.watch_delay,
+            "watchers": 0,
+        }
+        owner = kept.get(info.id)
+        if owner is not None and owner.get("seq") == info.last_seq and owner.get("hand") == info.hand_number:
+            line.update({k: owner[k] for k in ("watchers", "game", "phase") if k in owner})
+            line["seats"] = [
+                s if s is None or o is None else {**s, "connected": o.get("connected", s["connected"])}
+                for s, o in zip(line["seats"], owner.get("seats") or [None] * 4, strict=False)
+            ]
+        out.append(line)
     return out
 
 
