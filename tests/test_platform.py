@@ -167,13 +167,13 @@ def test_a_whole_game_through_a_process_that_does_not_run_the_table(pg_url: str)
     with Platform(pg_url, 2) as platform:
 
         async def main() -> tuple[int, Client]:
-            table = await new_table(platform.procs[0].base, "anchao", bots=BOTS, seed=11)
+            table = await new_table(platform.procs[0].base, QUICK_DECLARE, bots=BOTS, seed=11)
             elsewhere = platform.other(table)
             _, token = await join(elsewhere.base, table, "远方", 0)  # the lobby request goes to the owner
             client = Client(elsewhere.base, table, token)
             welcome = await client.connect()
             assert welcome["seat"] == 0 and welcome["table"] == table
-            await client.play(until=lambda c: c.game is not None and c.game["hands"] >= 1, timeout=120)
+            await client.play(until=lambda c: c.game is not None and c.game["hands"] >= 3, timeout=120)
             # the rest of the game in 托管 (the server's bot plays for the seat; the client still hears it all)
             await client.send({"type": "auto", "on": True})
             await client.wait(lambda c: c.game is not None and c.game["over"], timeout=300)
