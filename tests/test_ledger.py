@@ -265,3 +265,24 @@ def test_a_game_started_by_guests_is_theirs_once_a_seat_is_claimed(tmp_path: Pat
 
     asyncio.run(main())
     setup.store.close()
+
+
+def test_a_cause_is_counted_once_on_each_database_and_one_account_in_two_seats_is_rated_once(db_url: str) -> None:
+    """The insert that skips a key already there says how many rows went in on SQLite and PostgreSQL alike (a
+    driver's rowcount is -1 under RETURNING): the rules bot's one account in seats 1, 2 and 3 is rated once."""
+    store = Store(db_url)
+    store.migrate()
+    try:
+        table_id = store.create_table(RuleSet.preset("kangqi"), 1)
+        ann = add_account(store, "Ann")
+        with store.engine.begin() as c:
+            bot = ratings.bot_account(c, "rules")
+            assert ratings.rate_game(c, table_id, 1, "kangqi", [ann, bot, bot, bot], winner=1) == 2
+            assert ratings.rate_game(c, table_id, 1, "kangqi", [ann, bot, bot, bot], winner=1) == 0
+            posting = Posting(ann, 5, "kangqi", table_id, 1, 1, "hand", f"hand:{table_id}:1:1:0")
+            assert ledger.post(c, [posting, posting]) == 1
+            assert ledger.post(c, [posting]) == 0
+        with store.engine.connect() as c:
+            assert {r.account_id: r.games for r in c.execute(select(RatingRow))} == {ann: 1, bot: 1}
+    finally:
+        store.close()
