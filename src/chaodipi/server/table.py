@@ -6,7 +6,8 @@ a seat taken from the lobby, a bot's decision coming back from the process pool.
 wake the same task. An accepted action is checked and applied by the engine
 (:meth:`Hand.apply <chaodipi.hand.Hand.apply>`, atomic: a refused action changes nothing), and stored in one
 transaction with the expected sequence number (:meth:`Store.append
-<chaodipi.server.store.Store.append>`) **before** any client hears of it; every message a
+<chaodipi.server.store.Store.append>`, batched with other tables' by the server's
+:class:`~chaodipi.server.writer.Writer`) **before** any client hears of it; every message a
 seat receives is built from :meth:`Hand.view(seat) <chaodipi.hand.Hand.view>` alone.
 
 A table's lasting state is in the database: its rules and seed, its seats, each hand's
@@ -53,6 +54,7 @@ from chaodipi.server.protocol import (
 )
 from chaodipi.server.seats import Peer, SeatState
 from chaodipi.server.store import (
+    Append,
     SeatKind,
     StaleSequenceError,
     Store,
@@ -61,6 +63,7 @@ from chaodipi.server.store import (
     TableStatus,
     game_seed,
 )
+from chaodipi.server.writer import Writer
 from chaodipi.view import SPECTATOR, TEAMS, Phase
 
 __all__ = ["MAX_NAME", "Table", "TableError", "hash_token", "in_thread"]
@@ -162,10 +165,12 @@ class Table(AutoPlay):
         config: ServerConfig,
         stats: Stats | None = None,
         clock: Clock | None = None,
+        writer: Writer | None = None,
     ) -> None:
         self.clock: Clock = clock or LoopClock()  # the table's one source of time (a fake one in tests)
         self.store = store
         self.db = db
+        self.writer = writer or Writer(store, db)  # the accepted actions' appends (the server's: shared by its tables)
         self.bots = bots
         self.config = config
         self.queue: asyncio.Queue[_Command] = asyncio.Queue()
@@ -520,17 +525,17 @@ class Table(AutoPlay):
                 if write is not None:
                     write(connection)
 
+        append = Append(
+            self.id,
+            self.seq,
+            self.hand_number,
+            recorded,
+            deadline_at=deadline.at if deadline else None,
+            owner=self.config.owner,
+            also=also,
+        )
         try:
-            self.seq = await self._db(
-                self.store.append,
-                self.id,
-                self.seq,
-                self.hand_number,
-                recorded,
-                deadline_at=deadline.at if deadline else None,
-                owner=self.config.owner,
-                also=also,
-            )
+            self.seq = await self.writer.append(append)  # (committed with the other tables' appends meanwhile)
         except BaseException:
             await self._reload()  # the hand in memory is ahead of the database: take the database's
             raise

@@ -1,5 +1,6 @@
 """The tables this process runs: :class:`Server` owns the store, the tables (one
-:class:`~chaodipi.server.table.Table` task each), the database thread(s) and the bots' process pool,
+:class:`~chaodipi.server.table.Table` task each), the database thread(s), the writer that commits the
+tables' actions in batches (:class:`~chaodipi.server.writer.Writer`) and the bots' process pool,
 claims and rebuilds the stored tables, and renews its claims on them.
 """
 
@@ -29,6 +30,7 @@ from chaodipi.server.store import (
     UnknownTableError,
 )
 from chaodipi.server.table import MAX_NAME, Table, TableError, in_thread
+from chaodipi.server.writer import Writer
 
 __all__ = ["LOBBY_WRITES_PER_MINUTE", "ROOM_NAMES", "Server", "guest_name", "only_fields"]
 
@@ -51,6 +53,7 @@ class Server:
         sqlite = self.store.engine.dialect.name == "sqlite"
         # SQLite takes one writer at a time: one database thread; PostgreSQL: a few.
         self.db = ThreadPoolExecutor(1 if sqlite else 4, thread_name_prefix="chaodipi-db")
+        self.writer = Writer(self.store, self.db)  # every table's accepted actions, committed in batches
         self.bots = BotRunner(self.config.bot_workers)
         self.tables: dict[int, Table] = {}
         self.stats = Stats()
@@ -107,7 +110,16 @@ class Server:
         last_alive = before.heartbeat_at or before.updated_at
         downtime = max(timedelta(0), now - last_alive) if before.deadline_at is not None else timedelta(0)
         seats = await self.db_call(self.store.seats, table_id)
-        table = Table(before, seats, store=self.store, db=self.db, bots=self.bots, config=self.config, stats=self.stats)
+        table = Table(
+            before,
+            seats,
+            store=self.store,
+            db=self.db,
+            bots=self.bots,
+            config=self.config,
+            stats=self.stats,
+            writer=self.writer,
+        )
         await table.restore(downtime)
         table.start()
         self.tables[table_id] = table
