@@ -491,6 +491,8 @@ class Store:
         self.engine = _engine(url)
         # an append's statements, compiled once for the engine's dialect per set of fences (see Append.fences)
         self._append_statements: dict[tuple[str, ...], tuple[_DriverStatement, _DriverStatement | None]] = {}
+        # a broken constraint as SQLAlchemy raises it, and as the driver does (an append's statements run on it)
+        self._integrity: tuple[type[Exception], ...] = (IntegrityError, self.engine.dialect.loaded_dbapi.IntegrityError)
 
     def migrate(self) -> None:
         """Upgrade this store's database to the newest revision."""
@@ -630,7 +632,7 @@ class Store:
         except Exception as exc:
             if len(appends) > 1:
                 return [self.append_batch([a])[0] for a in appends]
-            if isinstance(exc, IntegrityError):  # (the conditional update makes it unreachable; the unique key
+            if isinstance(exc, self._integrity):  # (the conditional update makes it unreachable; the unique key
                 # on (table_id, seq) backs it up)
                 a = appends[0]
                 return [StaleSequenceError(f"table {a.table_id}: another action took number {a.expected_seq + 1}")]
@@ -649,7 +651,7 @@ class Store:
                 seq = self._append_rows(connection, cursor, a, now)
                 a.also(connection)
                 return seq
-        except IntegrityError:
+        except self._integrity:
             return StaleSequenceError(f"table {a.table_id}: another action took number {a.expected_seq + 1}")
         except Exception as exc:
             return exc
