@@ -438,9 +438,13 @@ def _engine(url: str | URL | Engine) -> Engine:
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    # SQLite checks foreign keys only when asked, per connection.
+    # SQLite checks foreign keys only when asked, per connection. Its write-ahead log makes a commit one write
+    # and one flush of the log (no journal to write, flush and delete: half the CPU of an append, issue 22),
+    # as durable as before (synchronous FULL), and lets readers go on while a write is committed.
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=FULL")
     cursor.close()
 
 
