@@ -523,7 +523,8 @@ class Table(AutoPlay):
         hand = self._hand()
         assert hand is not None
         hand.apply(action)  # checked first, atomically: a refused action raises and changes nothing
-        recorded = hand.actions[-1]  # as the engine records it (a bid with the number of cards dealt)
+        # as the engine records it (a bid with the number of cards dealt): the log's last action
+        recorded = next(item for item in reversed(hand.log) if isinstance(item, Action))
         deadline = self._next_deadline()
         writes = [
             self._hand_over(hand) if hand.phase is Phase.OVER else None,
