@@ -628,11 +628,16 @@ class Store:
         """
         if not appends:
             return []
+        # The tables' rows are locked in the order of their ids, as renew() locks them: never a deadlock.
+        order = sorted(range(len(appends)), key=lambda k: appends[k].table_id)
+        results: list[int | Exception] = [0] * len(appends)
         try:
             with self.engine.begin() as connection:
                 cursor = connection.connection.cursor()
                 now = _now()
-                return [self._append_in(connection, cursor, a, now) for a in appends]
+                for k in order:
+                    results[k] = self._append_in(connection, cursor, appends[k], now)
+            return results
         except Exception as exc:
             if len(appends) > 1:
                 return [self.append_batch([a])[0] for a in appends]
@@ -851,9 +856,15 @@ class Store:
     def renew(self, owner: str, lease: timedelta) -> int:
         """Extend the lease of every table ``owner`` holds; returns how many."""
         now = _now()
+        # The rows locked in the order of their ids first, as a batch of appends locks them (Store.append_batch):
+        # in the order of a scan, a renewal and a batch could each wait for the other (PostgreSQL breaks that
+        # deadlock after a second, failing one of them).
+        held = select(TableRow.id).where(TableRow.owner == owner).order_by(TableRow.id).with_for_update()
         with Session(self.engine) as session, session.begin():
             moved = session.connection().execute(
-                update(TableRow).where(TableRow.owner == owner).values(lease_until=now + lease, heartbeat_at=now)
+                update(TableRow)
+                .where(TableRow.id.in_(held.scalar_subquery()))
+                .values(lease_until=now + lease, heartbeat_at=now)
             )
             return int(moved.rowcount)
 
