@@ -653,7 +653,7 @@ class Store:
         if a.also is None:
             try:
                 return self._append_rows(connection, cursor, a, now)
-            except StaleSequenceError as exc:
+            except (StaleSequenceError, UnknownTableError) as exc:  # (refused: nothing was written)
                 return exc
         try:
             with connection.begin_nested():
