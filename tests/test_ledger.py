@@ -267,20 +267,22 @@ def test_a_game_started_by_guests_is_theirs_once_a_seat_is_claimed(tmp_path: Pat
     setup.store.close()
 
 
-def test_one_bot_account_in_three_seats_is_rated_once_on_either_database(db_url: str) -> None:
-    """A guest beside three rules bots (one rating account): the game's rating moves the bot's once. On PostgreSQL
-    this once failed the last action of every such game (a second insert of the bot's rating row)."""
+def test_a_cause_is_counted_once_on_each_database_and_one_account_in_two_seats_is_rated_once(db_url: str) -> None:
+    """The insert that skips a key already there says how many rows went in on SQLite and PostgreSQL alike (a
+    driver's rowcount is -1 under RETURNING): the rules bot's one account in seats 1, 2 and 3 is rated once."""
     store = Store(db_url)
     store.migrate()
     try:
-        table_id = store.create_table(RuleSet.preset("anchao"), 1)
+        table_id = store.create_table(RuleSet.preset("kangqi"), 1)
+        ann = add_account(store, "Ann")
         with store.engine.begin() as c:
             bot = ratings.bot_account(c, "rules")
-            assert ratings.rate_game(c, table_id, 1, "anchao", [None, bot, bot, bot], winner=0) == 1
-        with store.engine.begin() as c:  # once only
-            assert ratings.rate_game(c, table_id, 1, "anchao", [None, bot, bot, bot], winner=0) == 0
+            assert ratings.rate_game(c, table_id, 1, "kangqi", [ann, bot, bot, bot], winner=1) == 2
+            assert ratings.rate_game(c, table_id, 1, "kangqi", [ann, bot, bot, bot], winner=1) == 0
+            posting = Posting(ann, 5, "kangqi", table_id, 1, 1, "hand", f"hand:{table_id}:1:1:0")
+            assert ledger.post(c, [posting, posting]) == 1
+            assert ledger.post(c, [posting]) == 0
         with store.engine.connect() as c:
-            rows = c.execute(select(RatingRow)).all()
-        assert len(rows) == 1 and rows[0].account_id == bot and rows[0].games == 1
+            assert {r.account_id: r.games for r in c.execute(select(RatingRow))} == {ann: 1, bot: 1}
     finally:
         store.close()

@@ -234,7 +234,7 @@ def parse_cards(text: str | Iterable[str]) -> list[Card]:
 
 def format_cards(cards: Iterable[Card]) -> str:
     """Write cards space-separated in canonical notation."""
-    return " ".join(str(c) for c in cards)
+    return " ".join([c._text for c in cards])  # (the text each card keeps: the server writes many)
 
 
 def points_of(cards: Iterable[Card]) -> int:

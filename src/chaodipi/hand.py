@@ -275,6 +275,7 @@ class Hand(SeatViews):
         self._rule: tuple[int, int, list[Card], FollowRule] | None = None  # (log length, player, hand, rule)
         self._bids: list[tuple[tuple[Phase, int, int], list[Card], list[BidOption]] | None] = [None, None, None, None]
         self._bid_cards = [0, 0, 0, 0]  # level cards, jokers and 5h dealt to each seat: all a bid is made of
+        self._decisions = (0, 0)  # (log length, the decisions the log had started by then): pending's number
 
     # -- helpers -----------------------------------------------------------------------
     def side_of(self, seat: object) -> Side:
@@ -339,7 +340,10 @@ class Hand(SeatViews):
             seat = self.to_act()
         else:
             return None
-        number = sum(1 for a in self.log if isinstance(a, Action) and a.kind not in _NO_DECISION)
+        counted, number = self._decisions  # (the log only grows: only the entries since the last call are counted)
+        if counted < len(self.log):
+            number += sum(1 for a in self.log[counted:] if isinstance(a, Action) and a.kind not in _NO_DECISION)
+            self._decisions = (len(self.log), number)
         if kind is DecisionKind.DECLARE:
             offered = tuple(s for s in range(4) if self.possible_bids(s))
         elif self.flag and phase is Phase.PLAY:

@@ -447,14 +447,17 @@ class View:
             seen.update(b.cards or ())
         return seen
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, rules: bool = True, events: bool = True) -> dict[str, Any]:
         """The wire form of the view (what the server sends a seat); ``left`` only when a seat left,
         ``result`` only once the hand is over. ``threshold``, ``trumps``, ``card_points``, ``teams``,
         ``sides`` and ``partner`` are worked out from the other fields (:meth:`from_json` reads them back
-        from those), so that a client needs no rule to draw the view."""
+        from those), so that a client needs no rule to draw the view.
+
+        ``rules=False`` and ``events=False`` leave those two fields out (the server sends the rules once,
+        and each connection only the events it has not had)."""
         out: dict[str, Any] = {
             "seat": None if self.seat == SPECTATOR else self.seat,
-            "rules": self.rules.to_spec(),
+            "rules": self.rules.to_spec() if rules else None,
             "phase": self.phase.value,
             "dealer": self.dealer,
             "level": self.level,
@@ -467,7 +470,7 @@ class View:
             "tricks": [t.to_json() for t in self.tricks],
             "points": self.points,
             "to_act": self.to_act,
-            "events": [e.to_json() for e in self.events],
+            "events": [e.to_json() for e in self.events] if events else None,
             "hand_sizes": list(self.hand_sizes),
             "legal": self.legal.to_json(),
             "winning": self.winning,
@@ -482,6 +485,10 @@ class View:
             out["left"] = list(self.left)
         if self.result is not None:
             out["result"] = self.result.to_json()
+        if not rules:
+            del out["rules"]
+        if not events:
+            del out["events"]
         return out
 
     @classmethod

@@ -164,11 +164,13 @@ class AutoPlay:
             return
         if hand.phase is Phase.COUNTDOWN:
             self.asked_in_countdown[seat] = self.seq
+        if hand.phase in (Phase.DEAL, Phase.COUNTDOWN):
+            legal = hand.legal(seat)  # (what the seat's view would offer: asked before the view is built)
+            if not legal.bids and not legal.show_red5:
+                return  # nothing to decide (the driver asks only seats that could bid, too)
         name = self._bot_name(seat)
         seed = bot_seed(self.info.seed, self.seq, seat, hand.dealt)
         view = hand.view(seat)
-        if hand.phase in (Phase.DEAL, Phase.COUNTDOWN) and not view.legal.bids and not view.legal.show_red5:
-            return  # nothing to decide (the driver asks only seats that could bid, too)
         if fallback or name != "search":
             await self._bot_apply(seat, self.bots.decide_now(name if not fallback else "rules", seed, view))
             return

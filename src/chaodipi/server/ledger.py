@@ -134,21 +134,21 @@ def _insert_ignoring(connection: Connection, model: type[Base], rows: list[dict[
     if not rows:
         return 0
     dialect = connection.dialect.name
-    if dialect == "postgresql":
-        stmt: Any = postgresql.insert(model).on_conflict_do_nothing(index_elements=[key])
-    elif dialect == "sqlite":
-        stmt = sqlite.insert(model).on_conflict_do_nothing(index_elements=[key])
-    else:  # any other database: look first (the unique key still guards a race)
-        there = set(
-            connection.scalars(select(getattr(model, key)).where(getattr(model, key).in_([r[key] for r in rows])))
-        )
-        rows = [r for r in rows if r[key] not in there]
-        stmt = insert(model)
-        if not rows:
-            return 0
-    # counted by the rows RETURNING gives back: a driver's rowcount for an INSERT that skipped is not to be trusted
-    stmt = stmt.returning(getattr(model, key))
-    return sum(len(connection.execute(stmt, row).all()) for row in rows)
+    column = getattr(model, key)
+    if dialect in ("postgresql", "sqlite"):
+        # The rows that went in are counted by what RETURNING gives back: a driver's rowcount is -1 for a
+        # statement with RETURNING (psycopg 3 under SQLAlchemy 2.1, which adds one for the primary key).
+        dialect_insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        stmt: Any = dialect_insert(model).on_conflict_do_nothing(index_elements=[key]).returning(column)
+        return sum(len(connection.execute(stmt, row).all()) for row in rows)
+    # any other database: look first (the unique key still guards a race)
+    there = set(connection.scalars(select(column).where(column.in_([r[key] for r in rows]))))
+    rows = [r for r in rows if r[key] not in there]
+    stmt = insert(model)
+    added = 0
+    for row in rows:
+        added += connection.execute(stmt, row).rowcount
+    return added
 
 
 def post(connection: Connection, postings: Iterable[Posting]) -> int:

@@ -37,6 +37,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from starlette.requests import ClientDisconnect, Request
 
 from chaodipi.log import Action, ActionError, ActionKind
@@ -380,8 +381,19 @@ def lobby_seed(value: object) -> int:
 
 
 def dumps(message: dict[str, Any]) -> str:
-    """A server message as compact JSON text."""
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    """A server message as compact JSON text, UTF-8 kept (as ``json.dumps`` writes it with ``ensure_ascii=False``
+    and ``separators=(",", ":")``), written by orjson in a tenth of the time (issue 22).
+
+    What orjson refuses (a whole number beyond 64 bits, text with a lone surrogate) is written by ``json``
+    as before; a float that is not a number is written ``null`` (the server sends none).
+
+    >>> dumps({"type": "chat", "seq": 3, "line": {"name": "安", "text": "好牌", "at": [1, 2.5]}})
+    '{"type":"chat","seq":3,"line":{"name":"安","text":"好牌","at":[1,2.5]}}'
+    """
+    try:
+        return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:  # (orjson.JSONEncodeError is one)
+        return json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 class BodyError(ValueError):

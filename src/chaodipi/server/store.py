@@ -62,6 +62,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    bindparam,
     create_engine,
     event,
     func,
@@ -70,7 +71,7 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.engine import URL, Connection, Engine
+from sqlalchemy.engine import URL, Connection, Dialect, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
@@ -83,8 +84,10 @@ from chaodipi.rules import RuleSet
 
 __all__ = [
     "DEFAULT_URL",
+    "FENCES",
     "MAX_WATCH_DELAY",
     "ROOMS",
+    "Append",
     "Base",
     "Fence",
     "NotOwnerError",
@@ -353,6 +356,95 @@ class StoredTable:
     hands: tuple[StoredHand, ...]
 
 
+# -- appends: the one write of every accepted action ------------------------------------------------
+
+#: The columns an append may be fenced on besides its sequence number and hand: the table's owner.
+#: (Issue 22's fencing token, the lease's epoch, is one more entry here: ``"epoch": TableRow.epoch``.)
+FENCES: dict[str, Any] = {"owner": TableRow.owner, "epoch": TableRow.epoch}
+
+
+@dataclass(frozen=True, slots=True)
+class Append:
+    """An accepted action to store (:meth:`Store.append`'s arguments): number ``expected_seq + 1`` of table
+    ``table_id`` in hand ``hand_number``, stored only while the table is at ``expected_seq`` in that hand (and owned
+    by ``owner`` when one is named); the table's deadline becomes ``deadline_at``; ``also`` writes what the action
+    causes in the same transaction."""
+
+    table_id: int
+    expected_seq: int
+    hand_number: int
+    action: Action
+    deadline_at: datetime | None = None
+    owner: str | None = None
+    epoch: int | None = None
+    also: Callable[[Connection], None] | None = None
+
+    def fences(self) -> dict[str, object]:
+        """The columns of :data:`FENCES` the table's row must hold these values in, as well (only those named)."""
+        out: dict[str, object] = {} if self.owner is None else {"owner": self.owner}
+        if self.epoch is not None:
+            out["epoch"] = self.epoch  # the lease's fencing token (:class:`Fence`)
+        return out
+
+
+class _DriverStatement:
+    """A Core statement compiled once for a dialect, run on the driver's own cursor: an append's statements
+    cost the driver's few microseconds, not the SQLAlchemy execution's building, cache key and result."""
+
+    def __init__(self, statement: Any, dialect: Dialect) -> None:
+        compiled = statement.compile(dialect=dialect)
+        self.sql: str = compiled.string
+        self.names: list[str] | None = list(compiled.positiontup) if compiled.positional else None
+        self.convert: dict[str, Callable[[Any], Any]] = {}  # (SQLite stores a datetime as SQLAlchemy writes it)
+        for name, bind in compiled.binds.items():
+            convert = bind.type.dialect_impl(dialect).bind_processor(dialect)
+            if convert is not None:
+                self.convert[name] = convert
+
+    def run(self, cursor: Any, values: dict[str, Any]) -> int:
+        """Execute with ``values`` (by bind name); returns the rows it changed."""
+        if self.convert:
+            values = {**values, **{name: f(values[name]) for name, f in self.convert.items()}}
+        cursor.execute(self.sql, values if self.names is None else [values[n] for n in self.names])
+        return int(cursor.rowcount)
+
+
+def _append_statements(dialect: Dialect, fences: dict[str, object]) -> tuple[_DriverStatement, _DriverStatement | None]:
+    """An append's statements for ``dialect``: the conditional ``UPDATE`` of the table's row (its sequence number,
+    hand and ``fences``), then the ``INSERT`` of the action; on PostgreSQL one statement (the update a CTE the
+    insert selects from: nothing is inserted unless the row moved)."""
+    where = [
+        TableRow.id == bindparam("table_id"),
+        TableRow.last_seq == bindparam("expected"),
+        TableRow.hand_number == bindparam("hand"),
+        *(FENCES[name] == bindparam(f"fence_{name}") for name in fences),
+    ]
+    moved = (
+        update(TableRow)
+        .where(*where)
+        .values(last_seq=bindparam("seq"), updated_at=bindparam("now"), deadline_at=bindparam("deadline"))
+    )
+    columns = ["table_id", "seq", "hand_number", "action", "created_at"]
+    if dialect.name == "postgresql":
+        row = moved.returning(TableRow.id).cte("moved")
+        values = select(
+            row.c.id,
+            bindparam("seq", type_=Integer),
+            bindparam("hand", type_=Integer),
+            bindparam("action", type_=Text),
+            bindparam("now", type_=DateTime(timezone=True)),
+        )
+        return _DriverStatement(insert(ActionRow).from_select(columns, values), dialect), None
+    add = insert(ActionRow).values(
+        table_id=bindparam("table_id"),
+        seq=bindparam("seq"),
+        hand_number=bindparam("hand"),
+        action=bindparam("action"),
+        created_at=bindparam("now"),
+    )
+    return _DriverStatement(moved, dialect), _DriverStatement(add, dialect)
+
+
 # -- migrations -----------------------------------------------------------------------------------
 
 
@@ -366,9 +458,13 @@ def _engine(url: str | URL | Engine) -> Engine:
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    # SQLite checks foreign keys only when asked, per connection.
+    # SQLite checks foreign keys only when asked, per connection. Its write-ahead log makes a commit one write
+    # and one flush of the log (no journal to write, flush and delete: half the CPU of an append, issue 22),
+    # as durable as before (synchronous FULL), and lets readers go on while a write is committed.
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=FULL")
     cursor.close()
 
 
@@ -417,6 +513,10 @@ class Store:
 
     def __init__(self, url: str | URL | Engine = DEFAULT_URL) -> None:
         self.engine = _engine(url)
+        # an append's statements, compiled once for the engine's dialect per set of fences (see Append.fences)
+        self._append_statements: dict[tuple[str, ...], tuple[_DriverStatement, _DriverStatement | None]] = {}
+        # a broken constraint as SQLAlchemy raises it, and as the driver does (an append's statements run on it)
+        self._integrity: tuple[type[Exception], ...] = (IntegrityError, self.engine.dialect.loaded_dbapi.IntegrityError)
 
     def migrate(self) -> None:
         """Upgrade this store's database to the newest revision."""
@@ -530,50 +630,121 @@ class Store:
         decision's). If another writer took the number first, :class:`StaleSequenceError` is
         raised and nothing changes. ``also`` writes what the action causes (the credits ledger's rows,
         ratings) on the same connection, in the same transaction: both are stored, or neither.
+        (:meth:`append_batch` stores several tables' actions in one transaction.)
         """
-        seq = expected_seq + 1
-        now = _now()
-        text = json.dumps(action.to_json(), ensure_ascii=False, separators=(",", ":"))
+        stored = self.append_batch(
+            [
+                Append(
+                    table_id,
+                    expected_seq,
+                    hand_number,
+                    action,
+                    deadline_at=deadline_at,
+                    owner=owner,
+                    epoch=epoch,
+                    also=also,
+                )
+            ]
+        )[0]
+        if isinstance(stored, BaseException):
+            raise stored
+        return stored
+
+    def append_batch(self, appends: Sequence[Append]) -> list[int | Exception]:
+        """Store each of ``appends`` (several tables' actions) in one transaction; returns, for each, the number it
+        was stored as, or why it was refused (:class:`StaleSequenceError`, :class:`NotOwnerError`, an error of its
+        ``also``), in order.
+
+        Each append is checked alone, as :meth:`append` checks it: one that is refused changes nothing, and the
+        others are stored. (Its conditional ``UPDATE`` moves no row: nothing was written; an append with
+        ``also`` runs in a savepoint of its own. Anything else that fails spoils the transaction: it is rolled
+        back and each append is tried again in a transaction of its own.) The statements are SQLAlchemy Core's,
+        compiled once and run on the driver's cursor: PostgreSQL checks, moves and inserts in one statement.
+        """
+        if not appends:
+            return []
+        # The tables' rows are locked in the order of their ids, as renew() locks them: never a deadlock.
+        order = sorted(range(len(appends)), key=lambda k: appends[k].table_id)
+        results: list[int | Exception] = [0] * len(appends)
         try:
-            # SQLAlchemy Core on one connection (no ORM session): this runs for every action.
             with self.engine.begin() as connection:
-                where = [
-                    TableRow.id == table_id,
-                    TableRow.last_seq == expected_seq,
-                    TableRow.hand_number == hand_number,
-                ]
-                if owner is not None:
-                    where.append(TableRow.owner == owner)
-                if epoch is not None:
-                    where.append(TableRow.epoch == epoch)
-                moved = connection.execute(
-                    update(TableRow).where(*where).values(last_seq=seq, updated_at=now, deadline_at=deadline_at)
-                )
-                if moved.rowcount != 1:
-                    info = self._info(Session(bind=connection), table_id)
-                    if owner is not None and info.owner != owner:
-                        raise NotOwnerError(f"table {table_id} is run by {info.owner or 'no server'}, not {owner}")
-                    if epoch is not None and info.epoch != epoch:
-                        raise NotOwnerError(f"table {table_id} was claimed again (epoch {info.epoch}, not {epoch})")
-                    if info.last_seq != expected_seq:
-                        raise StaleSequenceError(
-                            f"table {table_id} is at action {info.last_seq}, not {expected_seq}: "
-                            f"another action took number {info.last_seq}"
-                            if info.last_seq > expected_seq
-                            else f"table {table_id} is at action {info.last_seq}, not {expected_seq}"
-                        )
-                    raise StaleSequenceError(f"table {table_id} is in hand {info.hand_number}, not hand {hand_number}")
-                connection.execute(
-                    insert(ActionRow).values(
-                        table_id=table_id, seq=seq, hand_number=hand_number, action=text, created_at=now
-                    )
-                )
-                if also is not None:
-                    also(connection)
-        except IntegrityError:
-            # The conditional update makes this unreachable; the unique (table_id, seq) backs it up.
-            raise StaleSequenceError(f"table {table_id}: another action took number {seq}") from None
-        return seq
+                cursor = connection.connection.cursor()
+                now = _now()
+                for k in order:
+                    results[k] = self._append_in(connection, cursor, appends[k], now)
+            return results
+        except Exception as exc:
+            if len(appends) > 1:
+                return [self.append_batch([a])[0] for a in appends]
+            if isinstance(exc, self._integrity):  # (the conditional update makes it unreachable; the unique key
+                # on (table_id, seq) backs it up)
+                a = appends[0]
+                return [StaleSequenceError(f"table {a.table_id}: another action took number {a.expected_seq + 1}")]
+            return [exc]
+
+    def _append_in(self, connection: Connection, cursor: Any, a: Append, now: datetime) -> int | Exception:
+        """One append in the caller's transaction: its number, or the refusal (nothing written; the transaction
+        goes on). An error of its ``also`` is returned too, its savepoint rolled back; any other error is raised."""
+        if a.also is None:
+            try:
+                return self._append_rows(connection, cursor, a, now)
+            except (StaleSequenceError, UnknownTableError) as exc:  # (refused: nothing was written)
+                return exc
+        try:
+            with connection.begin_nested():
+                seq = self._append_rows(connection, cursor, a, now)
+                a.also(connection)
+                return seq
+        except self._integrity:
+            return StaleSequenceError(f"table {a.table_id}: another action took number {a.expected_seq + 1}")
+        except Exception as exc:
+            return exc
+
+    def _append_rows(self, connection: Connection, cursor: Any, a: Append, now: datetime) -> int:
+        fences = a.fences()
+        statements = self._append_statements.get(tuple(fences))
+        if statements is None:
+            statements = self._append_statements[tuple(fences)] = _append_statements(self.engine.dialect, fences)
+        values: dict[str, Any] = {
+            "table_id": a.table_id,
+            "expected": a.expected_seq,
+            "hand": a.hand_number,
+            "seq": a.expected_seq + 1,
+            "now": now,
+            "deadline": a.deadline_at,
+            "action": json.dumps(a.action.to_json(), ensure_ascii=False, separators=(",", ":")),
+        }
+        for name, value in fences.items():
+            values[f"fence_{name}"] = value
+        first, then = statements
+        if first.run(cursor, values) != 1:
+            raise self._refusal(connection, a)
+        if then is not None and then.run(cursor, values) != 1:
+            raise StaleSequenceError(f"table {a.table_id}: action {a.expected_seq + 1} was not stored")
+        return a.expected_seq + 1
+
+    def _refusal(self, connection: Connection, a: Append) -> StaleSequenceError | UnknownTableError:
+        """Why the table's row did not take the append (read in the append's transaction)."""
+        row = connection.execute(
+            select(TableRow.last_seq, TableRow.hand_number, TableRow.owner, TableRow.epoch).where(
+                TableRow.id == a.table_id
+            )
+        ).first()
+        if row is None:
+            return UnknownTableError(f"no table {a.table_id}")
+        table_id, expected_seq = a.table_id, a.expected_seq
+        if a.owner is not None and row.owner != a.owner:
+            return NotOwnerError(f"table {table_id} is run by {row.owner or 'no server'}, not {a.owner}")
+        if a.epoch is not None and row.epoch != a.epoch:
+            return NotOwnerError(f"table {table_id} was claimed again (epoch {row.epoch}, not {a.epoch})")
+        if row.last_seq != expected_seq:
+            return StaleSequenceError(
+                f"table {table_id} is at action {row.last_seq}, not {expected_seq}: "
+                f"another action took number {row.last_seq}"
+                if row.last_seq > expected_seq
+                else f"table {table_id} is at action {row.last_seq}, not {expected_seq}"
+            )
+        return StaleSequenceError(f"table {table_id} is in hand {row.hand_number}, not hand {a.hand_number}")
 
     def write(self, fn: Callable[[Connection], T]) -> T:
         """Run ``fn`` on a connection in one transaction (the ledger's, ratings' and chat's writes)."""
@@ -737,12 +908,19 @@ class Store:
         if table_ids is not None and not table_ids:
             return {}
         now = _now()
-        query = update(TableRow).where(TableRow.owner == owner)
+        # The rows locked in the order of their ids first, as a batch of appends locks them (Store.append_batch):
+        # in the order of a scan, a renewal and a batch could each wait for the other (PostgreSQL breaks that
+        # deadlock after a second, failing one of them).
+        held = select(TableRow.id).where(TableRow.owner == owner)
         if table_ids is not None:
-            query = query.where(TableRow.id.in_(sorted(set(table_ids))))
+            held = held.where(TableRow.id.in_(sorted(set(table_ids))))
+        held = held.order_by(TableRow.id).with_for_update()
         with self.engine.begin() as connection:
             rows = connection.execute(
-                query.values(lease_until=now + lease, heartbeat_at=now).returning(TableRow.id, TableRow.epoch)
+                update(TableRow)
+                .where(TableRow.id.in_(held.scalar_subquery()))
+                .values(lease_until=now + lease, heartbeat_at=now)
+                .returning(TableRow.id, TableRow.epoch)
             ).all()
             return {int(r[0]): int(r[1]) for r in rows}
 

@@ -6,7 +6,8 @@ a seat taken from the lobby, a bot's decision coming back from the process pool.
 wake the same task. An accepted action is checked and applied by the engine
 (:meth:`Hand.apply <chaodipi.hand.Hand.apply>`, atomic: a refused action changes nothing), and stored in one
 transaction with the expected sequence number (:meth:`Store.append
-<chaodipi.server.store.Store.append>`) **before** any client hears of it; every message a
+<chaodipi.server.store.Store.append>`, batched with other tables' by the server's
+:class:`~chaodipi.server.writer.Writer`) **before** any client hears of it; every message a
 seat receives is built from :meth:`Hand.view(seat) <chaodipi.hand.Hand.view>` alone.
 
 A table's lasting state is in the database: its rules and seed, its seats, each hand's
@@ -23,7 +24,7 @@ import logging
 import secrets
 from collections.abc import Callable
 from concurrent.futures import Executor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, TypeVar
 
@@ -55,6 +56,7 @@ from chaodipi.server.protocol import (
 )
 from chaodipi.server.seats import Peer, SeatState
 from chaodipi.server.store import (
+    Append,
     Fence,
     NotOwnerError,
     SeatKind,
@@ -65,7 +67,8 @@ from chaodipi.server.store import (
     TableStatus,
     game_seed,
 )
-from chaodipi.view import SPECTATOR, TEAMS, Phase
+from chaodipi.server.writer import Writer
+from chaodipi.view import SPECTATOR, TEAMS, Phase, View
 
 __all__ = ["MAX_NAME", "Table", "TableError", "hash_token", "in_thread"]
 
@@ -154,6 +157,16 @@ class _Stop:
 _Command = _Connect | _Message | _Raw | _Refuse | _Disconnect | _Call | BotDone | _Stop
 
 
+@dataclass(frozen=True, slots=True)
+class _Seen:
+    """What one seat (or the spectators) is shown of the table at one change: made once for its connections."""
+
+    game: dict[str, Any] | None
+    deadline: dict[str, Any] | None
+    view: View | None  # Hand.view(seat): the one source of what the seat is told
+    json: dict[str, Any] | None  # the view's JSON without its events and rules
+
+
 @dataclass(slots=True)
 class _Replay:
     """A copy of the current hand and how many of its actions it has been given (spectators' delay)."""
@@ -176,10 +189,12 @@ class Table(AutoPlay):
         config: ServerConfig,
         stats: Stats | None = None,
         clock: Clock | None = None,
+        writer: Writer | None = None,
     ) -> None:
         self.clock: Clock = clock or LoopClock()  # the table's one source of time (a fake one in tests)
         self.store = store
         self.db = db
+        self.writer = writer or Writer(store, db)  # the accepted actions' appends (the server's: shared by its tables)
         self.bots = bots
         self.config = config
         self.queue: asyncio.Queue[_Command] = asyncio.Queue()
@@ -544,7 +559,8 @@ class Table(AutoPlay):
         hand = self._hand()
         assert hand is not None
         hand.apply(action)  # checked first, atomically: a refused action raises and changes nothing
-        recorded = hand.actions[-1]  # as the engine records it (a bid with the number of cards dealt)
+        # as the engine records it (a bid with the number of cards dealt): the log's last action
+        recorded = next(item for item in reversed(hand.log) if isinstance(item, Action))
         deadline = self._next_deadline()
         writes = [
             self._hand_over(hand) if hand.phase is Phase.OVER else None,
@@ -556,18 +572,18 @@ class Table(AutoPlay):
                 if write is not None:
                     write(connection)
 
+        append = Append(
+            self.id,
+            self.seq,
+            self.hand_number,
+            recorded,
+            deadline_at=deadline.at if deadline else None,
+            owner=self.fence.owner if self.fence else None,
+            epoch=self.fence.epoch if self.fence else None,
+            also=also,
+        )
         try:
-            self.seq = await self._db(
-                self.store.append,
-                self.id,
-                self.seq,
-                self.hand_number,
-                recorded,
-                deadline_at=deadline.at if deadline else None,
-                owner=self.fence.owner if self.fence else None,
-                epoch=self.fence.epoch if self.fence else None,
-                also=also,
-            )
+            self.seq = await self.writer.append(append)  # (committed with the other tables' appends meanwhile)
         except BaseException:
             await self._reload()  # the hand in memory is ahead of the database: take the database's
             raise
@@ -1022,13 +1038,30 @@ class Table(AutoPlay):
             out["seat_credits"] = list(seat_credits)
         return out
 
-    def _state_message(self, seat: int, peer: Peer) -> TableState:
-        """The seat's view (built from :meth:`Hand.view` alone) and the events this connection has not had."""
+    def _state_message(self, seat: int, peer: Peer, seen: _Seen | None = None) -> TableState:
+        """The seat's view (built from :meth:`Hand.view` alone) and the events this connection has not had.
+
+        ``seen``: what :meth:`_seen` made of the table for the seat (once for all its connections)."""
+        if seen is None:
+            seen = self._seen(seat)
+        if seen.view is None:
+            return TableState(self.seq, self.hand_number, seen.game, seen.deadline, None, 0, [])
+        if peer.hand_sent != self.hand_number:
+            peer.hand_sent, peer.events_sent = self.hand_number, 0
+        events = seen.view.events
+        start = min(peer.events_sent, len(events))
+        peer.events_sent = len(events)
+        sent = [e.to_json() for e in events[start:]]  # the events go separately: only those not yet sent
+        return TableState(self.seq, self.hand_number, seen.game, seen.deadline, seen.json, start, sent)
+
+    def _seen(self, seat: int, shared: tuple[dict[str, Any] | None, dict[str, Any] | None] | None = None) -> _Seen:
+        """What ``seat`` (or a spectator) is shown of the table now: the game, the deadline and its view (its JSON
+        without the events and the rules: the rules are sent once, in the welcome). ``shared``: the game's and
+        the deadline's JSON when the caller made them already (one change, told to several seats)."""
         hand = self._hand()
-        now = self.clock.now()
-        game, deadline = self.game_json(), self._deadline_json(now)
+        game, deadline = shared if shared is not None else (self.game_json(), self._deadline_json(self.clock.now()))
         if hand is None:
-            return TableState(self.seq, self.hand_number, game, deadline, None, 0, [])
+            return _Seen(game, deadline, None, None)
         if seat == SPECTATOR:
             watched = self._watched_hand(hand)
             seen = watched.view(SPECTATOR)
@@ -1036,14 +1069,7 @@ class Table(AutoPlay):
                 deadline = None  # (kept behind, a spectator is not told whose turn it is now)
         else:
             seen = hand.view(seat)
-        if peer.hand_sent != self.hand_number:
-            peer.hand_sent, peer.events_sent = self.hand_number, 0
-        start = min(peer.events_sent, len(seen.events))
-        view = replace(seen, events=()).to_json()  # the events go separately: only those not yet sent
-        del view["events"], view["rules"]  # (the rules: sent once, in the welcome)
-        events = [e.to_json() for e in seen.events[start:]]
-        peer.events_sent = len(seen.events)
-        return TableState(self.seq, self.hand_number, game, deadline, view, start, events)
+        return _Seen(game, deadline, seen, seen.to_json(rules=False, events=False))
 
     def _deadline_json(self, now: float) -> dict[str, Any] | None:
         """The decision waited for, or between hands the next deal (``kind`` ``next``, with who is ready)."""
@@ -1054,18 +1080,29 @@ class Table(AutoPlay):
             return {"seat": None, "kind": "next", "ms": ms, "ready": sorted(self.ready)}
         return None
 
-    def _send_state(self, seat: int) -> None:
-        state = self.seats[seat]
-        if state is None:
+    def _send_state(self, seat: int, shared: tuple[dict[str, Any] | None, dict[str, Any] | None] | None = None) -> None:
+        """Send ``seat``'s connections (or the spectators') the table as they see it now: nothing is built for a seat
+        with no connection; the view once for the seat, the text once for its connections that hold the same events."""
+        state = None if seat == SPECTATOR else self.seats[seat]
+        peers = self.watchers if seat == SPECTATOR else [] if state is None else state.peers
+        if not peers:
             return
-        for peer in state.peers:
-            peer.send(Update(self._state_message(seat, peer)).text())
+        seen = self._seen(seat, shared)
+        texts: dict[tuple[int, int], str] = {}
+        for peer in peers:
+            key = (peer.hand_sent, peer.events_sent)
+            text = texts.get(key)
+            if text is None:
+                text = texts[key] = Update(self._state_message(seat, peer, seen)).text()
+            else:
+                self._state_message(seat, peer, seen)  # (moves the connection's count of events on alike)
+            peer.send(text)
 
     def _broadcast(self) -> None:
+        shared = (self.game_json(), self._deadline_json(self.clock.now()))
         for seat in range(4):
-            self._send_state(seat)
-        for peer in self.watchers:
-            peer.send(Update(self._state_message(SPECTATOR, peer)).text())
+            self._send_state(seat, shared)
+        self._send_state(SPECTATOR, shared)
 
     def _broadcast_seats(self, skip: Peer | None = None) -> None:
         text = Seats(self.seq, self._seats_json()).text()

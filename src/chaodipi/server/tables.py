@@ -1,5 +1,6 @@
 """The tables this process runs: :class:`Server` owns the store, the tables (one
-:class:`~chaodipi.server.table.Table` task each), the database thread(s) and the bots' process pool,
+:class:`~chaodipi.server.table.Table` task each), the database thread(s), the writer that commits the
+tables' actions in batches (:class:`~chaodipi.server.writer.Writer`) and the bots' process pool,
 claims and rebuilds the stored tables, and renews its claims on them; in a platform of several
 processes (issue 22) it also relays to the tables other processes run, places new tables, takes over
 those of a process that died and hands its own over when it stops.
@@ -38,6 +39,7 @@ from chaodipi.server.store import (
     UnknownTableError,
 )
 from chaodipi.server.table import CLOSE_MOVED, MAX_NAME, Table, TableError, in_thread
+from chaodipi.server.writer import Writer
 
 __all__ = [
     "CLOSE_RESTART",
@@ -102,6 +104,7 @@ class Server:
         sqlite = self.store.engine.dialect.name == "sqlite"
         # SQLite takes one writer at a time: one database thread; PostgreSQL: a few.
         self.db = ThreadPoolExecutor(1 if sqlite else 4, thread_name_prefix="chaodipi-db")
+        self.writer = Writer(self.store, self.db)  # every table's accepted actions, committed in batches
         self.bots = BotRunner(self.config.bot_workers)
         self.tables: dict[int, Table] = {}
         self.stats = Stats()
@@ -292,6 +295,7 @@ class Server:
             bots=self.bots,
             config=self.config,
             stats=self.stats,
+            writer=self.writer,
         )
         await table.restore(downtime)
         table.start()
