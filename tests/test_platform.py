@@ -397,3 +397,19 @@ def test_a_lone_process_and_a_platform_never_share_a_database(pg_url: str) -> No
         lone = _serve(pg_url)
         _, err = lone.communicate(timeout=30)
         assert lone.returncode == 2 and "start this one with the same --redis" in err.decode()
+
+
+@needs_platform
+def test_processes_starting_at_once_on_a_new_database_migrate_it_once(pg_url: str) -> None:
+    """A platform's processes started together on an empty schema: one migrates, the others wait and find it current."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from chaodipi.server.store import migrate
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(lambda _: migrate(pg_url), range(4), timeout=60))  # (without the lock: a deadlock)
+    store = Store(pg_url)
+    try:
+        assert store.list_tables() == []
+    finally:
+        store.close()

@@ -69,6 +69,7 @@ from sqlalchemy import (
     insert,
     or_,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import URL, Connection, Dialect, Engine
@@ -488,6 +489,12 @@ def migrate(url: str | URL | Engine = DEFAULT_URL) -> None:
             connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
             connection.commit()
         with connection.begin():
+            if engine.dialect.name == "postgresql":
+                # Several processes of a platform may start at once on a new database: one migrates, the others
+                # wait for it (a lock of this schema's, held to the end of the transaction) and find it current.
+                connection.execute(
+                    text("SELECT pg_advisory_xact_lock(hashtextextended('chaodipi-migrate:' || current_schema(), 0))")
+                )
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
             if sqlite:
