@@ -139,6 +139,7 @@ def server_command(args: argparse.Namespace, port: int, db: str) -> list[str]:
         *["--owner", f"bench:{port}", "--deal-ms", str(args.deal_ms), "--bot-delay-ms", str(args.bot_delay_ms)],
         *["--hand-pause-ms", str(args.hand_pause_ms), "--time-scale", str(args.time_scale)],
         *(["--redis", args.redis] if args.servers > 1 else []),
+        *(["--lease", str(args.lease)] if args.lease else []),
     ]
 
 
@@ -675,6 +676,7 @@ def main() -> None:
     ap.add_argument(
         "--redis", default="redis://127.0.0.1:6379/0", help="the platform's Redis with --servers above 1 (local)"
     )
+    ap.add_argument("--lease", type=float, help="the servers' lease in seconds (their default: 8)")
     ap.add_argument(
         "--route",
         choices=("owner", "any"),

@@ -225,10 +225,13 @@ class Server:
     async def _renew(self) -> None:
         """Extend the leases of the tables running here; one whose lease was lost (another process claimed it)
         stops here, and one that stopped here for another reason is released (whoever sees it next claims it)."""
-        running = [t for t, table in self.tables.items() if not table.moved]
+        known = dict(self.tables)  # (a table claimed while the renewal runs is renewed next time)
+        running = [t for t, table in known.items() if not table.moved]
         held = await self.db_call(self.store.renew, self.owner, self._lease(), running)
         gone = []
-        for table_id, table in list(self.tables.items()):
+        for table_id, table in known.items():
+            if self.tables.get(table_id) is not table:
+                continue  # (dropped or replaced meanwhile)
             fence = table.fence
             if table.moved or (fence is not None and held.get(table_id) != fence.epoch):
                 if not table.moved:
