@@ -315,6 +315,8 @@ def test_each_claim_moves_the_epoch_on_and_a_stalled_owner_can_write_nothing(eng
     store = new_store(engines)
     game = Game(RuleSet.preset("standard"), seed=SEED)
     table = store.create_table(game.rules, game.seed)
+    assert store.orphans() == []  # a new table is left a while to the process it is placed on
+    assert store.orphans(grace=timedelta(seconds=-1)) == [table]  # … and then anyone takes it
     first = store.claim(table, "a", timedelta(seconds=-1))  # a lease that has already run out: a stalled owner
     assert first is not None and first.epoch == 1 and first.owner is None
     stalled = Fence("a", first.epoch)

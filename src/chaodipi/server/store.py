@@ -62,6 +62,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    and_,
     bindparam,
     create_engine,
     event,
@@ -943,14 +944,19 @@ class Store:
             rows = connection.execute(query.values(owner=None, lease_until=None).returning(TableRow.id)).all()
             return sorted(int(r[0]) for r in rows)
 
-    def orphans(self, limit: int = 100) -> list[int]:
-        """Tables not finished whose lease ran out (or that nobody claimed): their owner died or gave them up."""
+    def orphans(self, limit: int = 100, *, grace: timedelta = timedelta(seconds=3)) -> list[int]:
+        """Tables not finished that nobody runs: their lease ran out (the owner died), or was given up (the owner
+        stopped), or none was ever taken by a table made more than ``grace`` ago (its placement failed; a new
+        table is left that long to the process it was placed on)."""
         now = _now()
         query = (
             select(TableRow.id)
             .where(
                 TableRow.status != TableStatus.FINISHED.value,
-                or_(TableRow.owner.is_(None), TableRow.lease_until.is_(None), TableRow.lease_until < now),
+                or_(
+                    TableRow.lease_until < now,
+                    and_(TableRow.lease_until.is_(None), or_(TableRow.epoch > 0, TableRow.created_at < now - grace)),
+                ),
             )
             .order_by(TableRow.id)
             .limit(limit)

@@ -259,7 +259,7 @@ class Server:
         order = sorted(nodes, key=lambda n: (nodes[n], n))
         rank, count = order.index(self.owner), len(order)
         for k, table_id in enumerate(orphans):
-            if k % count == rank or now - self._orphans_seen[table_id] >= 3:
+            if k % count == rank or now - self._orphans_seen.get(table_id, now) >= 3:
                 with contextlib.suppress(TableError):
                     await self._local(table_id)
 
