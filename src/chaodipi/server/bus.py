@@ -65,6 +65,9 @@ class Bus:
         self.lease_s = lease_s
         self.redis: aioredis.Redis = aioredis.from_url(url)
         self.handlers: dict[str, Handler] = {}
+        #: The kinds handled each in a task of its own (in any order); the others in the order they came.
+        self.aside: set[str] = set()
+        self._aside: set[asyncio.Task[None]] = set()
         self._outbox: asyncio.Queue[tuple[str, bytes] | None] = asyncio.Queue()  # None: stop
         self._tasks: list[asyncio.Task[None]] = []
         self._waiting: dict[str, asyncio.Future[Any]] = {}
@@ -178,6 +181,14 @@ class Bus:
         if handler is None:
             log.warning("bus: a message of unknown kind %r was ignored", kind)
             return
+        if kind in self.aside:  # (a request waits for its table: the messages behind it do not wait for it)
+            task = asyncio.get_running_loop().create_task(self._handle(str(kind), handler, message))
+            self._aside.add(task)
+            task.add_done_callback(self._aside.discard)
+            return
+        await self._handle(str(kind), handler, message)
+
+    async def _handle(self, kind: str, handler: Handler, message: dict[str, Any]) -> None:
         try:
             result = handler(message)
             if result is not None:

@@ -149,6 +149,7 @@ class Server:
                     "adopt": self._on_adopt,
                 }
             )
+            self.bus.aside.update({"call", "adopt"})  # (each waits for its table; the relayed messages keep order)
             await self.bus.start()
             await self.bus.heartbeat(0)
         for info in await self.db_call(self.store.list_tables):
@@ -359,10 +360,18 @@ class Server:
         raise TableError(f"table {table_id} is moving to another server: try again", 503)
 
     # -- the bus: what other processes ask of this one -----------------------------------------------
-    def _on_hello(self, message: dict[str, Any]) -> None:
+    async def _running(self, table_id: int) -> Table | None:
+        """The table a message from another process names, if this process runs it (waiting for it to be rebuilt
+        when this process is claiming it just now); None if another process runs it."""
+        try:
+            return await self._local(table_id)
+        except TableError:
+            return None
+
+    async def _on_hello(self, message: dict[str, Any]) -> None:
         assert self.bus is not None
         conn, host, table_id = str(message["c"]), str(message["n"]), int(message["t"])
-        table = self.tables.get(table_id)
+        table = await self._running(table_id)
         account = message.get("a")
         peer = RemotePeer(self.bus, host, conn, table_id, (int(account[0]), str(account[1])) if account else None)
         if table is None or table.moved:
@@ -404,7 +413,7 @@ class Server:
             if message.get("op") != "table":
                 raise TableError(f"unknown request {message.get('op')!r}", 400)
             args = message["a"]
-            table = self.tables.get(int(args["t"]))
+            table = await self._running(int(args["t"]))
             if table is None or table.moved:
                 raise TableError("this server does not run the table", STATUS_MOVED)
             value = await _run_op(table, str(args["op"]), dict(args["a"]))
