@@ -218,6 +218,7 @@ class ClientCounts:
     messages: int = 0
     again_retries: int = 0
     bytes: int = 0
+    reconnects: int = 0  # sockets closed by the server with "reconnect" (a table moving between processes)
     rtts: list[float] = field(default_factory=list)
 
 
@@ -281,7 +282,11 @@ class BenchClient(Client):
         loop = asyncio.get_running_loop()
         while not stop.is_set():
             if self.closed is not None:
-                raise RuntimeError(f"table {self.table}: connection closed {self.closed}")
+                if self.closed[0] not in RECONNECT:
+                    raise RuntimeError(f"table {self.table}: connection closed {self.closed}")
+                self.counts.reconnects += 1  # (as the browser client does: the table moved between processes)
+                await connect_retrying(self, resume=True)
+                answered = None
             self.changed.clear()
             game = self.game or {}
             over = bool(game.get("over"))
@@ -348,6 +353,25 @@ class Router:
         return self.bases[(n + 1) % len(self.bases)]
 
 
+#: Close codes after which a client reconnects (docs/protocol.md): the table moved, the server restarts, try again.
+RECONNECT = frozenset({4409, 1012, 1013})
+
+
+async def connect_retrying(client: BenchClient, *, resume: bool = False) -> None:
+    """Connect (say hello), again after a close that says to reconnect, up to ten times."""
+    import websockets
+
+    for attempt in range(10):
+        try:
+            await client.connect(resume=resume)
+            return
+        except websockets.ConnectionClosed as exc:
+            if exc.rcvd is None or exc.rcvd.code not in RECONNECT or attempt == 9:
+                raise
+            client.counts.reconnects += 1
+            await asyncio.sleep(0.2 * (attempt + 1))
+
+
 async def _tables(
     router: Router,
     address: str,
@@ -375,7 +399,7 @@ async def _tables(
             if r.status_code != 201:
                 raise RuntimeError(f"POST /api/tables/{table}/seats from {address}: {r.status_code} {r.text}")
             client = BenchClient(router.socket(n, table), table, str(r.json()["token"]), counts, think_s)
-            await client.connect()
+            await connect_retrying(client)
             players.append((client, loop.create_task(client.run(stop, seed=table))))
 
 
@@ -439,6 +463,7 @@ async def _worker(
         "messages": counts.messages,
         "bytes": counts.bytes,
         "rtts": counts.rtts,
+        "reconnects": counts.reconnects,
     }
 
 
@@ -590,6 +615,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             for code in sorted({c for a in answers.values() for c in a["errors"]})
         },
         "games_finished": sum(a["games"] for a in answers.values()),
+        "reconnects": sum(a["reconnects"] for a in answers.values()),
         "again_refused": sum(a["again_retries"] for a in answers.values()),
         "auto_play_started": sum(a["autos"] for a in answers.values()),
         "auto_play_started_in_window": sum(a["autos_in_window"] for a in answers.values()),
@@ -641,6 +667,7 @@ def report(r: dict[str, Any]) -> str:
         f"{r['auto_play_started']} in all",
         f"{'games ended in the window':34} {r['games_finished']:10} "
         f"(the next game asked for again {r['again_refused']} times in all)",
+        f"{'reconnects (a table moved)':34} {r['reconnects']:10}",
         f"{'server log warnings / errors':34} {r['server_log_warnings']} / {r['server_log_errors']}",
     ]
     return "\n".join(lines)

@@ -14,7 +14,7 @@ import functools
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -115,6 +115,7 @@ class Server:
         self._loading = asyncio.Lock()
         self._maintainer: asyncio.Task[None] | None = None
         self._orphans_seen: dict[int, float] = {}
+        self._stopping = False
         self._writes: dict[str, list[float]] = {}
 
     @property
@@ -161,6 +162,7 @@ class Server:
     async def stop(self) -> None:
         """Stop every table and give up their claims (what is stored stays); in a platform, hand them to the
         other processes at once. Clients are closed with 1012 and reconnect (to any process)."""
+        self._stopping = True
         if self._maintainer is not None:
             self._maintainer.cancel()
             with contextlib.suppress(BaseException):
@@ -203,25 +205,28 @@ class Server:
 
     # -- looking after the tables ------------------------------------------------------------------
     async def _maintain(self) -> None:
-        """Every second: renew the claims (every quarter lease), say this node is alive, take over tables whose
-        owner is gone, and check that relayed clients still reach their tables' owners."""
-        tick = min(1.0, self.config.lease_s / 4)
-        renew_every = self.config.lease_s / 4
-        last_renew = 0.0
-        loop = asyncio.get_running_loop()
+        """Renew the claims every quarter lease (and say this node is alive), and every second take over tables
+        whose owner is gone and check that relayed clients still reach their tables' owners: two loops, so that
+        a renewal never waits behind the tables being claimed and rebuilt."""
+        await asyncio.gather(
+            self._every(self.config.lease_s / 4, self._renew),
+            self._every(min(1.0, self.config.lease_s / 4), self._look_around),
+        )
+
+    async def _every(self, seconds: float, job: Callable[[], Awaitable[None]]) -> None:
         while True:
-            await asyncio.sleep(tick)
+            await asyncio.sleep(seconds)
             try:
-                if loop.time() - last_renew >= renew_every:
-                    last_renew = loop.time()
-                    await self._renew()
-                await self._adopt_orphans()
-                if self.bus is not None:
-                    await self._check_relays()
+                await job()
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("cannot look after the tables (the next round tries again)")
+
+    async def _look_around(self) -> None:
+        await self._adopt_orphans()
+        if self.bus is not None:
+            await self._check_relays()
 
     async def _renew(self) -> None:
         """Extend the leases of the tables running here; one whose lease was lost (another process claimed it)
@@ -271,7 +276,9 @@ class Server:
         if self.sockets:
             owners = await self.db_call(self.store.owners, [link.id for _, link in self.sockets.values()])
             for peer, link in list(self.sockets.values()):
-                if owners.get(link.id) != link.owner:
+                now = owners.get(link.id)
+                if now is not None and now != link.owner:  # (a lapsed lease: wait for whoever claims it next)
+                    log.info("table %s: relayed to %s, now run by %s: its client reconnects", link.id, link.owner, now)
                     peer.close(CLOSE_MOVED, "another server runs this table now: reconnect")
         if self.remote:
             live = await self.bus.live_nodes()
@@ -375,6 +382,7 @@ class Server:
         account = message.get("a")
         peer = RemotePeer(self.bus, host, conn, table_id, (int(account[0]), str(account[1])) if account else None)
         if table is None or table.moved:
+            log.info("table %s: a hello relayed from %s, but another process runs the table", table_id, host)
             peer.close(CLOSE_MOVED, "another server runs this table now: reconnect")
             return
         self.remote[conn] = (peer, table)
@@ -425,6 +433,8 @@ class Server:
             self.bus.reply(message, value)
 
     async def _on_adopt(self, message: dict[str, Any]) -> None:
+        if self._stopping:
+            return  # (handed over by a process stopping too: the next process to see the table claims it)
         with contextlib.suppress(TableError):
             await self._local(int(message["t"]))
 
