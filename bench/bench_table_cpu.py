@@ -31,7 +31,6 @@ import asyncio
 import cProfile
 import functools
 import json
-import secrets
 import statistics
 import sys
 import tempfile
@@ -42,7 +41,8 @@ from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlsplit, urlunsplit
+
+from bench_server import make_database
 
 from chaodipi.hand import Hand
 from chaodipi.rules import RuleSet
@@ -111,27 +111,6 @@ def _wrap(owner: Any, name: str, split: Split, category: str) -> Callable[[], No
     return lambda: setattr(owner, name, original) if own else delattr(owner, name)
 
 
-def fresh_database(url: str | None, tmp: Path) -> tuple[str, Callable[[], None]]:
-    """A fresh database: an SQLite file in ``tmp``, or a new schema of the PostgreSQL database at ``url``."""
-    if url is None:
-        return f"sqlite:///{tmp / f'cpu-{secrets.token_hex(4)}.db'}", lambda: None
-    import psycopg
-
-    schema = f"bench_{secrets.token_hex(4)}"
-    parts = urlsplit(url)
-    plain = urlunsplit(("postgresql", parts.netloc, parts.path, parts.query, ""))
-    with psycopg.connect(plain, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-
-    def drop() -> None:
-        with psycopg.connect(plain, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
-
-    option = "options=" + quote(f"-csearch_path={schema}", safe="")
-    query = f"{parts.query}&{option}" if parts.query else option
-    return urlunsplit((parts.scheme, parts.netloc, parts.path, query, "")), drop
-
-
 async def play(server: Server, rules: RuleSet, seed: int, games: int) -> tuple[Table, QuietPeer]:
     """One table: a guest in 托管 in seat 0 (one connection), rules bots in seats 1 to 3, ``games`` games played."""
     store = server.store
@@ -184,7 +163,8 @@ def _attach(table: Table, server: Server) -> None:
 
 def measure(args: argparse.Namespace, tmp: Path, profile: str | None = None) -> dict[str, Any]:
     """One run in a fresh database: CPU per accepted action and its split."""
-    url, drop = fresh_database(args.db, tmp)
+    db = make_database(args.db, Path(tempfile.mkdtemp(dir=tmp)))  # (a new file, or a new schema, each run)
+    url = db.url
     server = Server(url, CONFIG)
     split = Split()
     undo = [
@@ -225,7 +205,7 @@ def measure(args: argparse.Namespace, tmp: Path, profile: str | None = None) -> 
         server.bots.close()
         server.db.shutdown(wait=True)
         server.store.close()
-        drop()
+        db.close()
     actions = server.stats.accepted
     for table, _ in played:
         assert table.game is not None and table.game.over and table._hand() is not None
