@@ -9,6 +9,7 @@ import os
 import pty
 import re
 import select
+import signal
 import subprocess
 import sys
 import termios
@@ -26,9 +27,11 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 def _controlling_terminal() -> None:
-    """In the child: a new session whose controlling terminal is the pty (so Ctrl-C sends SIGINT)."""
+    """In the child: a new session whose controlling terminal is the pty (so Ctrl-C sends SIGINT), and SIGINT's
+    default action (a test runner's worker may ignore SIGINT, and an ignored signal stays ignored across exec)."""
     os.setsid()
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 class Terminal:
