@@ -43,11 +43,10 @@ def hello_from_json(data: dict[str, Any]) -> Hello:
 class RemotePeer:
     """At the table's owner: a client connected to another process (its *host*); sending relays to the host."""
 
-    def __init__(self, bus: Bus, host: str, conn: str, table: int, account: tuple[int, str] | None) -> None:
+    def __init__(self, bus: Bus, host: str, conn: str, account: tuple[int, str] | None) -> None:
         self.bus = bus
         self.host = host
         self.conn = conn
-        self.table = table
         self.seat = -1
         self.account = account
         self.hand_sent = -1
@@ -67,42 +66,30 @@ class RemotePeer:
 
 
 class RemoteLink:
-    """At the host: the table run by another process, as the WebSocket endpoint talks to a table of its own
-    (``connect``, ``raw``, ``disconnect``), its messages sent to the owner through the bus."""
+    """At the host: one client's socket to a table another process runs, as the WebSocket endpoint talks to a
+    table of its own (``connect``, ``raw``, ``disconnect``), its messages sent to the owner through the bus."""
 
-    def __init__(
-        self, bus: Bus, table_id: int, owner: Fence, seq: int, sockets: dict[str, tuple[Peer, RemoteLink]]
-    ) -> None:
+    def __init__(self, bus: Bus, table_id: int, owner: Fence, sockets: dict[str, tuple[Peer, RemoteLink]]) -> None:
         self.bus = bus
         self.id = table_id
         self.owner = owner  # who ran the table when the client came (a change closes the socket: 4409)
-        self.seq = seq  # (for a refusal before the owner answered: the table's number as the store had it)
-        self.sockets = sockets  # the host's relayed sockets by connection id (the bus's out and close find them)
-        self._names: dict[int, str] = {}
-
-    def _name(self, peer: Peer) -> str:
-        key = id(peer)
-        name = self._names.get(key)
-        if name is None:
-            name = self._names[key] = f"{self.bus.node}/{next(_ids)}"
-            self.sockets[name] = (peer, self)
-        return name
+        self.seq = 0  # (for a refusal before the owner answered: the owner's replies carry the table's number)
+        self.sockets = sockets  # the host's relayed sockets by connection name (the bus's out and close find them)
+        self.conn = f"{bus.node}/{next(_ids)}"  # this socket's name on the bus
 
     def connect(self, peer: Peer, hello: Hello) -> None:
         """Relay the client's hello: the owner answers with a welcome, or an error and a close."""
-        conn = self._name(peer)
+        self.sockets[self.conn] = (peer, self)
         self.bus.send(
             self.owner.owner,
-            {"k": "hello", "c": conn, "n": self.bus.node, "t": self.id, "h": asdict(hello), "a": peer.account},
+            {"k": "hello", "c": self.conn, "n": self.bus.node, "t": self.id, "h": asdict(hello), "a": peer.account},
         )
 
     def raw(self, peer: Peer, text: str) -> None:
         """Relay a message as the client sent it (the owner checks it)."""
-        self.bus.send(self.owner.owner, {"k": "in", "c": self._name(peer), "t": self.id, "x": text})
+        self.bus.send(self.owner.owner, {"k": "in", "c": self.conn, "t": self.id, "x": text})
 
     def disconnect(self, peer: Peer) -> None:
-        """The client's socket closed: the owner forgets it."""
-        name = self._names.pop(id(peer), None)
-        if name is not None:
-            self.sockets.pop(name, None)
-            self.bus.send(self.owner.owner, {"k": "bye", "c": name, "t": self.id})
+        """The client's socket closed: the owner forgets it (if it said hello)."""
+        if self.sockets.pop(self.conn, None) is not None:
+            self.bus.send(self.owner.owner, {"k": "bye", "c": self.conn, "t": self.id})

@@ -337,7 +337,7 @@ class Server:
         if self.bus is not None:
             owner = await self._owner(table_id)
             if owner is not None and owner.owner != self.owner:
-                return RemoteLink(self.bus, table_id, owner, 0, self.sockets)
+                return RemoteLink(self.bus, table_id, owner, self.sockets)
         table = await self._local(table_id)
         if table is not None:
             return table
@@ -380,7 +380,7 @@ class Server:
         conn, host, table_id = str(message["c"]), str(message["n"]), int(message["t"])
         table = await self._running(table_id)
         account = message.get("a")
-        peer = RemotePeer(self.bus, host, conn, table_id, (int(account[0]), str(account[1])) if account else None)
+        peer = RemotePeer(self.bus, host, conn, (int(account[0]), str(account[1])) if account else None)
         if table is None or table.moved:
             log.info("table %s: a hello relayed from %s, but another process runs the table", table_id, host)
             peer.close(CLOSE_MOVED, "another server runs this table now: reconnect")
@@ -393,7 +393,7 @@ class Server:
         if entry is None:  # (a client this process does not know: it said hello to the table's owner before)
             assert self.bus is not None
             host = str(message["c"]).rsplit("/", 1)[0]
-            RemotePeer(self.bus, host, str(message["c"]), int(message["t"]), None).close(
+            RemotePeer(self.bus, host, str(message["c"]), None).close(
                 CLOSE_MOVED, "another server runs this table now: reconnect"
             )
             return
