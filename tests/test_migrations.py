@@ -99,11 +99,55 @@ def test_a_database_with_games_upgrades_and_its_games_still_replay(kind: str, tm
                 players = c.execute(text("SELECT table_id, game, seat, name, bot FROM game_players")).all()
                 assert len(players) == 12 and {(p[0], p[1]) for p in players} == {(1, 1), (2, 1), (3, 1)}
                 version = c.execute(select(text("version_num")).select_from(text("alembic_version"))).scalar_one()
-            assert version == "0004"
+            assert version == _head()
+            assert all(i.event_id is None and i.game_minutes == 0 and i.best_of == 1 for i in infos.values())
+            assert all(i.game_ends_at is None and i.time_up_game is None for i in infos.values())  # (0005)
+            assert store.game_outcomes(1) == [] and store.reserved(1) == {}
             migrate(url)  # a current database is left as it is
             assert _counts(url) == before
         finally:
             store.close()
+
+
+def _head() -> str:
+    """The newest revision of the migrations."""
+    from alembic.script import ScriptDirectory
+
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert head is not None
+    return head
+
+
+def test_0005_upgrades_a_database_with_games_and_downgrades_again(tmp_path: Path) -> None:
+    """Revision 0005 (an event's tables: time limit, best of three, reserved seats, outcomes) on a database with
+    tables and games in it: every stored row is kept, the new columns take their defaults; and back to 0004."""
+    path = tmp_path / "old.sqlite"
+    shutil.copy(FIXTURE, path)
+    url = f"sqlite:///{path}"
+    before = _counts(url)
+    engine = create_engine(url)
+    config = alembic_config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0005")
+    assert _counts(url) == before
+    with engine.connect() as c:
+        rows = c.execute(text("SELECT event_id, game_minutes, best_of, game_ends_at, time_up_game FROM tables")).all()
+        assert [tuple(r) for r in rows] == [(None, 0, 1, None, None)] * 3
+        assert c.execute(text("SELECT count(*) FROM table_games")).scalar_one() == 0
+        assert c.execute(text("SELECT count(*) FROM reserved_seats")).scalar_one() == 0
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0004")
+    assert _counts(url) == before
+    with engine.connect() as c:
+        columns = {r[1] for r in c.execute(text("PRAGMA table_info(tables)")).all()}
+        assert "event_id" not in columns and "game_minutes" not in columns
+        names = {r[0] for r in c.execute(text("SELECT name FROM sqlite_master WHERE type = 'table'")).all()}
+        assert "table_games" not in names and "reserved_seats" not in names
+    engine.dispose()
+    migrate(url)  # and up to the newest again
+    assert _counts(url) == before
 
 
 def test_a_server_starts_on_the_upgraded_database_and_plays_on(tmp_path: Path) -> None:

@@ -31,6 +31,7 @@ from chaodipi.record import SEAT_NAMES, RecordError, describe_game, game_record,
 from chaodipi.referee import run_lines
 from chaodipi.rules import PRESET_NAMES, RuleError, RuleSet
 from chaodipi.simulate import simulate_game
+from chaodipi.tournament.cli import add_parser as tournament_parser
 from chaodipi.trump import EFFECTIVE_SUITS, TrumpOrder, suit_words, trump_words
 from chaodipi.units import UnitKind, decompose
 
@@ -518,6 +519,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the server's own origin always may (repeat for more)",
     )
     sv.set_defaults(func=_cmd_serve)
+    tournament_parser(sub)
     return parser
 
 

@@ -27,7 +27,7 @@ from chaodipi.outcome import HandResult
 from chaodipi.rules import RuleSet
 from chaodipi.view import TEAMS
 
-__all__ = ["Game", "GameError", "Match", "team_of"]
+__all__ = ["Game", "GameEnd", "GameError", "Match", "side_ahead", "team_of"]
 
 MAX_HANDS = 2000  # a safety stop for a game that cannot end (it never binds under the presets)
 TWO_DECKS = sorted(c.index for c in Card.ALL for _ in (0, 1))  # a whole deal's card indexes, sorted
@@ -40,6 +40,65 @@ class GameError(ValueError):
 def team_of(seat: int) -> int:
     """The team of a seat: 0 for seats 0 and 2, 1 for seats 1 and 3 (:data:`chaodipi.view.TEAMS`)."""
     return TEAMS[seat]
+
+
+def _progress_key(p: Progress) -> tuple[int, int, int]:
+    """How far a side has climbed (RULES §11): circle, then level; a side at flag (past A) above every level."""
+    return (1, 0, 0) if p.level is None else (0, p.circle, int(p.level))
+
+
+def side_ahead(
+    progress: Sequence[Progress],
+    *,
+    last_winner: int | None = None,
+    holder: int | None = None,
+    fallback: int = 0,
+) -> int:
+    """The side ahead 领先方 (RULES §14.2): the team that wins a game whose time ran out.
+
+    ``progress``: both teams' progress ``[team 0, team 1]``. The team whose progress is higher wins
+    (circle, then level; a side at ``flag`` 扛旗, past A, counts above A). If both are equal, the team
+    that won the last settled hand (``last_winner``: it held or took the table); if no hand was settled,
+    the team that holds the table (``holder``: the dealer side of the hand now or last played); if no
+    dealer was ever known, ``fallback``.
+
+    Decision: a flag side counts above every level whatever its circle (it passed A in the last circle).
+    Decision: with no dealer ever known (only redeals, or no hand), :class:`Game` gives as ``fallback``
+    the team of the seat dealt the first card of the last hand (a seat drawn at random, RULES §9.1),
+    and team 0 when no hand was dealt at all.
+
+    >>> from chaodipi.cards import Rank
+    >>> side_ahead([Progress(1, Rank.NINE), Progress(2, Rank.THREE)])  # circle first
+    1
+    >>> side_ahead([Progress(2, Rank.KING), Progress(2, Rank.QUEEN)])  # then level
+    0
+    >>> side_ahead([Progress(3, None), Progress(3, Rank.ACE)])  # a flag side is above A
+    0
+    >>> side_ahead([Progress(1, Rank.FIVE), Progress(1, Rank.FIVE)], last_winner=1, holder=0)
+    1
+    >>> side_ahead([Progress(1, Rank.TWO), Progress(1, Rank.TWO)], holder=0)
+    0
+    >>> side_ahead([Progress(1, Rank.TWO), Progress(1, Rank.TWO)], fallback=1)
+    1
+    """
+    a, b = _progress_key(progress[0]), _progress_key(progress[1])
+    if a != b:
+        return 0 if a > b else 1
+    for team in (last_winner, holder):
+        if team is not None:
+            return team
+    return fallback
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnd:
+    """How a game ended: the winning team, whether by its time limit (RULES §14.2), both teams' progress
+    at the end, and the hands dealt (redeals included)."""
+
+    winner: int
+    by_time: bool
+    progress: tuple[Progress, Progress]
+    hands: int
 
 
 @dataclass(slots=True)
@@ -67,6 +126,9 @@ class Game:
         self.hands: list[Hand] = []
         self.history: list[HandSummary] = []
         self.winner: int | None = None
+        self.time_called = False  # the game's time ran out (RULES §14.2): the hand in progress is its last
+        self.time_up: int | None = None  # how many hands had been dealt when the time ran out
+        self.ended_by_time = False  # the side ahead won when the time ran out (not by climbing)
 
     @property
     def over(self) -> bool:
@@ -77,6 +139,84 @@ class Game:
     def current(self) -> Hand | None:
         """The hand being played (or the last one), None before the first."""
         return self.hands[-1] if self.hands else None
+
+    def _hand_in_progress(self) -> bool:
+        """Whether a hand has been dealt that is not yet applied to the game (:meth:`finish_hand`)."""
+        return bool(self.hands) and len(self.history) < len(self.hands)
+
+    def _ahead(self, progress: Sequence[Progress]) -> int:
+        """The side ahead now (:func:`side_ahead`), from the hands settled so far and ``progress``."""
+        last_winner: int | None = None
+        for summary in reversed(self.history):
+            if summary.result is not None and summary.dealer is not None:
+                dteam = team_of(summary.dealer)
+                last_winner = dteam if summary.result.settlement.table is Side.DEALER else 1 - dteam
+                break
+        holder: int | None = None
+        for hand in reversed(self.hands):
+            if hand.dealer is not None:
+                holder = team_of(hand.dealer)
+                break
+        fallback = team_of(self.hands[-1].first_seat) if self.hands else 0
+        return side_ahead(progress, last_winner=last_winner, holder=holder, fallback=fallback)
+
+    def call_time(self) -> bool:
+        """The game's time ran out (RULES §14.2, option ``game_minutes``).
+
+        If no hand is in progress (no hand yet, or the last one is over and applied), the game ends at
+        once and the side ahead (:func:`side_ahead`) wins; otherwise the hand in progress is played to
+        its end, and :meth:`finish_hand` then ends the game (a hand that wins the game outright is won as
+        usual). :attr:`time_up` keeps how many hands had been dealt. Returns whether the game is over now;
+        calling it again, or on a game that is over, changes nothing.
+
+        >>> game = Game(RuleSet.preset("standard"), seed=7)
+        >>> game.call_time(), game.winner, game.ended_by_time, game.time_up  # no hand yet: over at once
+        (True, 0, True, 0)
+        >>> game = Game(RuleSet.preset("standard"), seed=7)
+        >>> hand = game.new_hand()
+        >>> game.call_time(), game.over  # a hand in progress: it is played to its end first
+        (False, False)
+        """
+        if self.over or self.time_called:
+            return self.over
+        self.time_called = True
+        self.time_up = len(self.hands)
+        if not self._hand_in_progress():
+            self.winner = self._ahead(self.progress)
+            self.ended_by_time = True
+        return self.over
+
+    @property
+    def end(self) -> GameEnd | None:
+        """How the game ended (None while it goes on)."""
+        if self.winner is None:
+            return None
+        return GameEnd(self.winner, self.ended_by_time, (self.progress[0], self.progress[1]), len(self.hands))
+
+    def end_after_hand(self) -> GameEnd | None:
+        """How the game ends once the current hand, which is over, is applied (:meth:`finish_hand`), or None
+        if it goes on: for a writer that stores the game's end with the hand's last action. Changes nothing."""
+        hand = self.current
+        if self.over or hand is None or not self._hand_in_progress():
+            return None
+        if hand.phase is Phase.REDEAL:
+            if not self.time_called:
+                return None
+            return GameEnd(self._ahead(self.progress), True, (self.progress[0], self.progress[1]), len(self.hands))
+        if hand.phase is not Phase.OVER or hand.result is None or hand.dealer is None:
+            return None
+        res = hand.result.settlement
+        dteam = team_of(hand.dealer)
+        after = [self.progress[0], self.progress[1]]
+        after[dteam], after[1 - dteam] = res.dealer, res.scoring
+        progress = (after[0], after[1])
+        if res.game_winner is not None:
+            winner = dteam if res.game_winner is Side.DEALER else 1 - dteam
+            return GameEnd(winner, False, progress, len(self.hands))
+        if not self.time_called:
+            return None
+        won = dteam if res.table is Side.DEALER else 1 - dteam  # this hand is the last settled one
+        return GameEnd(side_ahead(progress, last_winner=won, holder=dteam), True, progress, len(self.hands))
 
     def new_hand(self, *, deck: Sequence[Card] | None = None, first_seat: object = None) -> Hand:
         """Shuffle and start the next hand (the previous one must be over).
@@ -147,8 +287,13 @@ class Game:
         hand = self.current
         if hand is None or hand.phase not in (Phase.OVER, Phase.REDEAL):
             raise GameError("no finished hand to apply")
+        if len(self.history) >= len(self.hands):
+            raise GameError("the current hand is applied already")
         if hand.phase == Phase.REDEAL:
             summary = HandSummary(len(self.hands), None, None, (self.progress[0], self.progress[1]))
+            if self.time_called:  # RULES §14.2: the time ran out during this hand, now over
+                self.winner = self._ahead(self.progress)
+                self.ended_by_time = True
             self.history.append(summary)
             return summary
         assert hand.result is not None and hand.dealer is not None
@@ -176,6 +321,9 @@ class Game:
             self.winner = dteam if res.game_winner is Side.DEALER else steam
         summary = HandSummary(len(self.hands), d, hand.result, (self.progress[0], self.progress[1]))
         self.history.append(summary)
+        if self.winner is None and self.time_called:  # RULES §14.2: the hand in progress was the last
+            self.winner = self._ahead(self.progress)
+            self.ended_by_time = True
         return summary
 
     def to_json(self) -> dict[str, Any]:
@@ -187,6 +335,8 @@ class Game:
             "credits": list(self.credits) if self.rules.credits else None,
             "seat_credits": list(self.seat_credits) if self.rules.credits else None,
             "hands": len(self.hands),
+            "time_up": self.time_up,
+            "ended_by_time": self.ended_by_time,
         }
 
 

@@ -84,7 +84,8 @@ JSON_SAFE_INT = 2**53
 #: The most digits a number in a JSON document may have (a 64-bit seed has 19 or 20).
 MAX_NUMBER_DIGITS = 100
 
-RECORD_KEYS = ("format", "rules", "seed", "players", "hands", "winner", "levels", "credits")
+RECORD_KEYS = ("format", "rules", "seed", "players", "hands", "winner", "levels", "credits", "time_up")
+OPTIONAL_KEYS = ("players", "time_up")  # the keys a record may leave out
 HAND_KEYS = ("number", "first_seat", "dealer", "deal", "actions", "result")
 HAND_KEYS_1 = ("number", "first_seat", "dealer", "actions", "result")  # format 1: no deal
 # each action kind: the fields it must have and the fields it may have
@@ -208,8 +209,11 @@ def hand_record(number: int, hand: Hand) -> dict[str, Any]:
 
 
 def game_record(game: Game, *, players: list[str] | None = None) -> dict[str, Any]:
-    """The record of a game, finished or not (between hands, write it after :meth:`Game.finish_hand`)."""
-    return {
+    """The record of a game, finished or not (between hands, write it after :meth:`Game.finish_hand`).
+
+    A game whose time ran out (:meth:`Game.call_time`, RULES §14.2) has ``time_up``: the number of hands
+    dealt when it did; other records have no such key."""
+    out: dict[str, Any] = {
         "format": FORMAT,
         "rules": game.rules.to_spec(),
         "seed": seed_to_json(game.seed),
@@ -219,6 +223,9 @@ def game_record(game: Game, *, players: list[str] | None = None) -> dict[str, An
         "levels": [p.to_json() for p in game.progress],
         "credits": list(game.credits) if game.rules.credits else None,
     }
+    if game.time_up is not None:
+        out["time_up"] = game.time_up
+    return out
 
 
 def load_record(path: str | Path) -> Any:
@@ -349,13 +356,16 @@ def replay(
     """
     fields, rules, hands = _header(record)
     game = Game(rules, seed_from_json(fields["seed"]))
+    time_up = fields.get("time_up")
+    if time_up == 0:
+        game.call_time()  # the time ran out before the first hand
     for i, rec in enumerate(hands, 1):
         if game.over:
+            why = "its time ran out" if game.ended_by_time else f"team {game.winner} won"
             raise RecordError(
-                f"hand {i}: the game was over after hand {i - 1} (team {game.winner} won), "
-                f"but the record has {len(hands)} hands"
+                f"hand {i}: the game was over after hand {i - 1} ({why}), but the record has {len(hands)} hands"
             )
-        hand = _replay_hand(game, i, rec, dealt=fields["format"] == FORMAT, after=after)
+        hand = _replay_hand(game, i, rec, dealt=fields["format"] == FORMAT, after=after, time_up=time_up == i)
         if hand.phase not in (Phase.OVER, Phase.REDEAL) and i < len(hands):
             raise RecordError(
                 f"hand {i} is not over after its {len(hand.actions)} actions ({_stop(hand)}), but hand {i + 1} follows"
@@ -403,7 +413,7 @@ def _header(record: object) -> tuple[dict[str, Any], RuleSet, list[Any]]:
         )
     _known_keys("the record", record, RECORD_KEYS)
     for key in RECORD_KEYS:
-        if key not in record and key != "players":
+        if key not in record and key not in OPTIONAL_KEYS:
             raise RecordError(f"{key}: missing (a record has {', '.join(RECORD_KEYS)})")
     spec = record["rules"]
     if not isinstance(spec, str | dict):
@@ -426,15 +436,29 @@ def _header(record: object) -> tuple[dict[str, Any], RuleSet, list[Any]]:
         raise RecordError(f"hands: a list of hands, not {_brief(hands)}")
     if len(hands) > MAX_HANDS:
         raise RecordError(f"hands: {len(hands)} hands, more than a game may have ({MAX_HANDS})")
+    if "time_up" in record:
+        time_up = record["time_up"]
+        if not _is_int(time_up) or not 0 <= time_up <= len(hands):
+            raise RecordError(
+                f"time_up: the number of hands dealt when the game's time ran out (0..{len(hands)}), "
+                f"not {_brief(time_up)}"
+            )
     return record, rules, hands
 
 
 def _replay_hand(
-    game: Game, i: int, rec: object, *, dealt: bool, after: Callable[[int, Hand, Action | None], None] | None = None
+    game: Game,
+    i: int,
+    rec: object,
+    *,
+    dealt: bool,
+    after: Callable[[int, Hand, Action | None], None] | None = None,
+    time_up: bool = False,
 ) -> Hand:
     """Replay hand ``i`` of the record into ``game`` (applying it to the game once it is over).
 
-    ``dealt``: the hand stores its deal (format 2); otherwise the seed deals it (format 1).
+    ``dealt``: the hand stores its deal (format 2); otherwise the seed deals it (format 1). ``time_up``:
+    the game's time ran out once this hand was dealt (the record's ``time_up``): it is the game's last.
     """
     if not isinstance(rec, dict):
         raise RecordError(f"hand {i}: a hand is an object, not {_brief(rec)}")
@@ -459,6 +483,8 @@ def _replay_hand(
         except ValueError as exc:  # GameError: cannot happen after the checks above
             raise RecordError(f"hand {i}: {exc}") from None
         _compare(f"hand {i}: first_seat", rec["first_seat"], hand.first_seat, verb="the seed deals from")
+    if time_up:
+        game.call_time()
     if after is not None:
         after(i, hand, None)
     for k, raw in enumerate(actions, 1):

@@ -57,6 +57,8 @@ from chaodipi.server.store import DEFAULT_URL, ROOMS, StoreError, TableStatus, U
 from chaodipi.server.table import TableError
 from chaodipi.server.tables import ROOM_NAMES, Server, guest_name, only_fields
 from chaodipi.server.ws import table_socket
+from chaodipi.tournament.service import EventService
+from chaodipi.tournament.web import ROUTES as EVENT_ROUTES
 from chaodipi.web import INDEX, STATIC
 
 __all__ = ["EXCEPTION_HANDLERS", "create_app"]
@@ -419,10 +421,12 @@ def create_app(
     """The ASGI application of a server on the database at ``url``; ``on_ready`` is called once it serves;
     ``lock``: the serving lock, taken already (else the server takes it as it starts)."""
     server = Server(url, config)
+    events = EventService(server)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await server.start(lock)
+        events.start()
         if server.bus is not None:  # a platform: its processes count the accounts' rate limits together
             app.state.limits = Limits(server.config, redis_prefix=f"{server.bus.prefix}limits")
         if on_ready is not None:
@@ -430,6 +434,7 @@ def create_app(
         try:
             yield
         finally:
+            await events.stop()
             await server.stop()
 
     routes = [
@@ -449,6 +454,7 @@ def create_app(
         Route("/api/rooms/{room}/leaderboard", _endpoint(leaderboard)),
         Route("/api/players/{username}", _endpoint(player)),
         *ACCOUNT_ROUTES,
+        *EVENT_ROUTES,
         WebSocketRoute("/ws/tables/{table_id}", table_socket),
         Route("/", page),
         Route("/t/{table_id}", page),
@@ -456,6 +462,10 @@ def create_app(
         Route("/replay/{table_id}/{game}", page),
         Route("/p/{username}", page),
         Route("/rooms/{room}/leaderboard", page),
+        Route("/events", page),
+        Route("/events/{event_id}", page),
+        Route("/events/{event_id}/organise", page),
+        Route("/referee", page),
         Mount("/static", _Static(directory=STATIC), name="static"),
     ]
     accounts = Accounts(server.store.engine)
@@ -470,5 +480,6 @@ def create_app(
     )
     app.state.server = server
     app.state.accounts = accounts
+    app.state.events = events
     app.state.limits = Limits(server.config)
     return app

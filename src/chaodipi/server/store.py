@@ -80,6 +80,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 from chaodipi.cards import Card
 from chaodipi.game import Game
 from chaodipi.hand import Phase
+from chaodipi.levels import Progress
 from chaodipi.log import Action, is_seat
 from chaodipi.record import RecordError, format_deal, game_record, parse_deal, unfinished_at
 from chaodipi.rules import RuleSet
@@ -87,12 +88,15 @@ from chaodipi.rules import RuleSet
 __all__ = [
     "DEFAULT_URL",
     "FENCES",
+    "MAX_GAME_MINUTES",
     "MAX_WATCH_DELAY",
     "ROOMS",
     "Append",
     "Base",
     "Fence",
+    "GameOutcome",
     "NotOwnerError",
+    "ReservedSeat",
     "SeatKind",
     "SeatTakenError",
     "StaleSequenceError",
@@ -106,7 +110,9 @@ __all__ = [
     "TableStatus",
     "UnknownTableError",
     "game_seed",
+    "mark_time_up",
     "migrate",
+    "record_outcome",
     "room_of",
 ]
 
@@ -114,6 +120,8 @@ __all__ = [
 ROOMS = ("anchao", "kangqi", "mingchao", "house")
 #: The most whole tricks spectators may be kept behind.
 MAX_WATCH_DELAY = 5
+#: The longest game time limit a table may have, in minutes (RULES §14.2's ``game_minutes``; 0: none).
+MAX_GAME_MINUTES = 600
 #: Where the server keeps its tables unless told otherwise: an SQLite file in the working directory.
 DEFAULT_URL = "sqlite:///chaodipi.db"
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
@@ -218,6 +226,40 @@ class TableRow(Base):
     watchers: Mapped[bool] = mapped_column(Boolean, default=True)  # spectators allowed
     watch_delay: Mapped[int] = mapped_column(Integer, default=0)  # how many whole tricks spectators are behind
     epoch: Mapped[int] = mapped_column(Integer, default=0)  # the lease's fencing token: each claim moves it on
+    event_id: Mapped[int | None] = mapped_column(Integer, nullable=True)  # the tournament event it belongs to
+    game_minutes: Mapped[int] = mapped_column(Integer, default=0)  # each game's time limit (0: none)
+    best_of: Mapped[int] = mapped_column(SmallInteger, default=1)  # 1 or 3 games
+    game_ends_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    time_up_game: Mapped[int | None] = mapped_column(Integer, nullable=True)  # the game whose time ran out
+
+
+class ReservedSeatRow(Base):
+    """A seat kept, when the table was made, for one account, or given to a bot (an event's table)."""
+
+    __tablename__ = "reserved_seats"
+
+    table_id: Mapped[int] = mapped_column(Integer, ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
+    account_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    name: Mapped[str] = mapped_column(String(32))
+    bot: Mapped[str | None] = mapped_column(String(16), nullable=True)
+
+
+class TableGameRow(Base):
+    """A finished game at a table: who won, both teams' progress, whether by time, its hands."""
+
+    __tablename__ = "table_games"
+
+    table_id: Mapped[int] = mapped_column(Integer, ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
+    game: Mapped[int] = mapped_column(Integer, primary_key=True)
+    winner: Mapped[int] = mapped_column(SmallInteger)
+    level_0: Mapped[str] = mapped_column(String(8))
+    circle_0: Mapped[int] = mapped_column(Integer)
+    level_1: Mapped[str] = mapped_column(String(8))
+    circle_1: Mapped[int] = mapped_column(Integer)
+    by_time: Mapped[bool] = mapped_column(Boolean)
+    hands: Mapped[int] = mapped_column(Integer)
+    finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 class HandRow(Base):
@@ -302,6 +344,78 @@ class TableInfo:
     watchers: bool = True
     watch_delay: int = 0
     epoch: int = 0
+    event_id: int | None = None  # the tournament event the table belongs to (None: a lobby table)
+    game_minutes: int = 0  # each game's time limit in minutes (RULES §14.2; 0: none)
+    best_of: int = 1  # the games the table plays: the first side to win best_of // 2 + 1 wins the match
+    game_ends_at: datetime | None = None  # when the current game's time runs out (None: no limit, or no game)
+    time_up_game: int | None = None  # the number of the game whose time ran out (None: not the current one's)
+
+
+@dataclass(frozen=True, slots=True)
+class ReservedSeat:
+    """A seat an event keeps: for ``account_id`` (named ``name``: only that account may take it), or a ``bot``."""
+
+    seat: int
+    account_id: int | None
+    name: str
+    bot: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GameOutcome:
+    """A finished game at a table (the ``table_games`` row): the winning team (0: seats 0 and 2), both teams'
+    progress at the end, whether the game's time decided it (RULES §14.2), its hands (redeals included)."""
+
+    table_id: int
+    game: int
+    winner: int
+    progress: tuple[Progress, Progress]
+    by_time: bool
+    hands: int
+    finished_at: datetime
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"table", "game", "winner", "progress", "by_time", "hands", "finished_at"}`` (progress as
+        :meth:`Progress.to_json <chaodipi.levels.Progress.to_json>` gives it, the time in ISO 8601)."""
+        return {
+            "table": self.table_id,
+            "game": self.game,
+            "winner": self.winner,
+            "progress": [p.to_json() for p in self.progress],
+            "by_time": self.by_time,
+            "hands": self.hands,
+            "finished_at": self.finished_at.isoformat(),
+        }
+
+
+def mark_time_up(connection: Connection, table_id: int, game: int) -> None:
+    """Store (in the caller's transaction) that game ``game``'s time ran out (RULES §14.2)."""
+    connection.execute(update(TableRow).where(TableRow.id == table_id).values(time_up_game=game))
+
+
+def record_outcome(connection: Connection, outcome: GameOutcome) -> None:
+    """Write a finished game's ``table_games`` row on ``connection`` (in the caller's transaction, which stores
+    the game's end); a game already written is left as it is."""
+    there = connection.execute(
+        select(TableGameRow.game).where(TableGameRow.table_id == outcome.table_id, TableGameRow.game == outcome.game)
+    ).first()
+    if there is not None:
+        return
+    a, b = outcome.progress
+    connection.execute(
+        insert(TableGameRow).values(
+            table_id=outcome.table_id,
+            game=outcome.game,
+            winner=outcome.winner,
+            level_0=a.level_text,
+            circle_0=a.circle,
+            level_1=b.level_text,
+            circle_1=b.circle,
+            by_time=outcome.by_time,
+            hands=outcome.hands,
+            finished_at=outcome.finished_at,
+        )
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -536,12 +650,27 @@ class Store:
 
     # -- writing ----------------------------------------------------------------------------------
     def create_table(
-        self, rules: RuleSet, seed: int, *, name: str = "", watchers: bool = True, watch_delay: int = 0
+        self,
+        rules: RuleSet,
+        seed: int,
+        *,
+        name: str = "",
+        watchers: bool = True,
+        watch_delay: int = 0,
+        event_id: int | None = None,
+        game_minutes: int = 0,
+        best_of: int = 1,
+        reserved: Sequence[ReservedSeat] = (),
     ) -> int:
         """A new table (waiting for players) with these rules, seed and name; returns its id.
 
         Its room is :func:`room_of` its rules; ``watchers``: spectators allowed, ``watch_delay`` whole
-        tricks behind (0 to 5)."""
+        tricks behind (0 to 5). For an event's table: ``event_id`` its tag, ``game_minutes`` each game's time
+        limit (0: none), ``best_of`` 1 or 3 games, ``reserved`` the seats kept for accounts or given to bots."""
+        if type(game_minutes) is not int or not 0 <= game_minutes <= MAX_GAME_MINUTES:
+            raise StoreError(f"a game's time limit is 0 to {MAX_GAME_MINUTES} minutes, not {game_minutes!r}")
+        if best_of not in (1, 3) or isinstance(best_of, bool):
+            raise StoreError(f"a table plays best of 1 or 3 games, not {best_of!r}")
         if isinstance(seed, bool) or not isinstance(seed, int) or not SEED_RANGE[0] <= seed <= SEED_RANGE[1]:
             raise StoreError(f"a table's seed is a whole number that fits 64 bits, not {seed!r}")
         if not isinstance(name, str) or len(name) > 64:
@@ -562,11 +691,22 @@ class Store:
             room=room_of(rules),
             watchers=bool(watchers),
             watch_delay=watch_delay,
+            event_id=event_id,
+            game_minutes=game_minutes,
+            best_of=best_of,
         )
-        with Session(self.engine) as session, session.begin():
-            session.add(row)
-            session.flush()
-            return row.id
+        try:
+            with Session(self.engine) as session, session.begin():
+                session.add(row)
+                session.flush()
+                for r in reserved:
+                    session.add(
+                        ReservedSeatRow(table_id=row.id, seat=r.seat, account_id=r.account_id, name=r.name, bot=r.bot)
+                    )
+                session.flush()
+                return row.id
+        except IntegrityError:
+            raise StoreError("a reserved seat names an account that does not exist") from None
 
     def record_hand_start(
         self,
@@ -785,19 +925,70 @@ class Store:
             if moved.rowcount != 1:
                 raise UnknownTableError(f"no table {table_id}")
 
-    def next_game(self, table_id: int, *, fence: Fence | None = None) -> int:
-        """Start the table's next game (the current one must be over); returns its number."""
+    def next_game(self, table_id: int, *, fence: Fence | None = None, match: bool = False) -> int:
+        """Start the table's next game (the current one must be over: the table finished, or with ``match``,
+        the next game of a best-of-three whose last game's outcome is stored); returns its number."""
         with Session(self.engine) as session, session.begin():
             _fenced(session.connection(), table_id, fence)
             info = self._info(session, table_id)
-            if info.status is not TableStatus.FINISHED:
+            over = info.status is TableStatus.FINISHED
+            if match and not over:
+                over = session.get(TableGameRow, (table_id, info.game)) is not None
+            if not over:
                 raise StoreError(f"table {table_id} is {info.status}: its game is not over")
             session.connection().execute(
                 update(TableRow)
                 .where(TableRow.id == table_id)
-                .values(game=info.game + 1, status=TableStatus.PLAYING.value, updated_at=_now(), deadline_at=None)
+                .values(
+                    game=info.game + 1,
+                    status=TableStatus.PLAYING.value,
+                    updated_at=_now(),
+                    deadline_at=None,
+                    game_ends_at=None,
+                    time_up_game=None,
+                )
             )
             return info.game + 1
+
+    def set_game_clock(self, table_id: int, ends_at: datetime | None, *, fence: Fence | None = None) -> None:
+        """Store when the current game's time runs out (RULES §14.2; None: no limit)."""
+        with Session(self.engine) as session, session.begin():
+            _fenced(session.connection(), table_id, fence)
+            moved = session.connection().execute(
+                update(TableRow).where(TableRow.id == table_id).values(game_ends_at=ends_at)
+            )
+            if moved.rowcount != 1:
+                raise UnknownTableError(f"no table {table_id}")
+
+    def fenced_write(self, table_id: int, fence: Fence | None, fn: Callable[[Connection], T]) -> T:
+        """Run ``fn`` in one transaction that is refused (:class:`NotOwnerError`) unless ``fence`` still holds
+        the table (as every write of a table is)."""
+        with self.engine.begin() as connection:
+            _fenced(connection, table_id, fence)
+            return fn(connection)
+
+    def reserved(self, table_id: int) -> dict[int, ReservedSeat]:
+        """The table's reserved seats, by seat (none for a lobby table)."""
+        with Session(self.engine) as session:
+            rows = session.scalars(select(ReservedSeatRow).where(ReservedSeatRow.table_id == table_id)).all()
+            return {r.seat: ReservedSeat(r.seat, r.account_id, r.name, r.bot) for r in rows}
+
+    def game_outcomes(self, table_id: int) -> list[GameOutcome]:
+        """The table's finished games, in order: who won, both teams' progress, by time or not (``table_games``)."""
+        query = select(TableGameRow).where(TableGameRow.table_id == table_id).order_by(TableGameRow.game)
+        with Session(self.engine) as session:
+            return [
+                GameOutcome(
+                    r.table_id,
+                    r.game,
+                    int(r.winner),
+                    (Progress.parse(r.level_0, r.circle_0), Progress.parse(r.level_1, r.circle_1)),
+                    bool(r.by_time),
+                    r.hands,
+                    _aware(r.finished_at) or r.finished_at,
+                )
+                for r in session.scalars(query)
+            ]
 
     # -- seats --------------------------------------------------------------------------------------
     def take_seat(
@@ -1057,6 +1248,13 @@ class Store:
         if not 1 <= number <= info.game:
             raise StoreError(f"table {table_id} has played games 1 to {info.game}, not game {number}")
         result = Game(info.rules, game_seed(info.seed, number))
+        time_up = info.time_up_game == number
+        if not time_up and number < info.game:
+            with Session(self.engine) as session:
+                row = session.get(TableGameRow, (table_id, number))
+                time_up = row is not None and bool(row.by_time)
+        if time_up and not any(h.game == number for h in stored.hands):
+            result.call_time()
         for h in stored.hands:
             if h.game != number:
                 continue
@@ -1070,7 +1268,10 @@ class Store:
                     hand.apply(a.action)
                 except ValueError as exc:
                     raise StoreError(f"{where}, action {a.seq} ({a.action.to_json()}): {exc}") from None
-            if hand.phase in (Phase.OVER, Phase.REDEAL):
+            last = h is max((x for x in stored.hands if x.game == number), key=lambda x: x.number)
+            if time_up and last:
+                result.call_time()  # RULES §14.2: the time ran out during (or after) the game's last hand
+            if hand.phase in (Phase.OVER, Phase.REDEAL) and not result.over:
                 result.finish_hand()
         return result
 
@@ -1112,6 +1313,11 @@ def _table_info(row: TableRow) -> TableInfo:
         watchers=bool(row.watchers),
         watch_delay=row.watch_delay,
         epoch=row.epoch,
+        event_id=row.event_id,
+        game_minutes=row.game_minutes,
+        best_of=row.best_of,
+        game_ends_at=_aware(row.game_ends_at),
+        time_up_game=row.time_up_game,
     )
 
 

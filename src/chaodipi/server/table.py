@@ -22,15 +22,14 @@ import hashlib
 import hmac
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from chaodipi.game import Game
+from chaodipi.game import Game, GameEnd
 from chaodipi.hand import Hand
-from chaodipi.levels import Side
 from chaodipi.log import Action, ActionKind, IllegalActionError
 from chaodipi.outcome import HandResult
 from chaodipi.rules import RuleSet
@@ -58,7 +57,9 @@ from chaodipi.server.seats import Peer, SeatState
 from chaodipi.server.store import (
     Append,
     Fence,
+    GameOutcome,
     NotOwnerError,
+    ReservedSeat,
     SeatKind,
     StaleSequenceError,
     Store,
@@ -66,11 +67,13 @@ from chaodipi.server.store import (
     TableInfo,
     TableStatus,
     game_seed,
+    mark_time_up,
+    record_outcome,
 )
 from chaodipi.server.writer import Writer
 from chaodipi.view import SPECTATOR, TEAMS, Phase, View
 
-__all__ = ["MAX_NAME", "Table", "TableError", "hash_token", "in_thread"]
+__all__ = ["MAX_NAME", "GameListener", "Table", "TableError", "hash_token", "in_thread"]
 
 log = logging.getLogger("chaodipi.server")
 T = TypeVar("T")
@@ -83,6 +86,10 @@ CLOSE_UNKNOWN_TOKEN = 4401
 CLOSE_MOVED = 4409  # another server process runs the table now
 CLOSE_NO_WATCHERS = 4403  # the table does not allow spectators
 CLOSE_TOO_LARGE = 1009  # a message over the largest the protocol takes
+
+
+#: What is told of a finished game (the table's id and the stored outcome), awaited by the table's owner process.
+GameListener = Callable[[int, GameOutcome], Awaitable[None]]
 
 
 class TableError(ValueError):
@@ -190,6 +197,7 @@ class Table(AutoPlay):
         stats: Stats | None = None,
         clock: Clock | None = None,
         writer: Writer | None = None,
+        listeners: list[GameListener] | None = None,
     ) -> None:
         self.clock: Clock = clock or LoopClock()  # the table's one source of time (a fake one in tests)
         self.store = store
@@ -204,6 +212,12 @@ class Table(AutoPlay):
         self.watchers: list[Peer] = []  # spectators' connections (seat SPECTATOR)
         self.chat_limiter = ChatLimiter(config.chat_limit)
         self._watched: _Replay | None = None  # the hand spectators see when kept behind
+        # told of each finished game once it is stored (the server's list: tournament code registers there)
+        self.listeners: list[GameListener] = listeners if listeners is not None else []
+        self.listening: set[asyncio.Task[None]] = set()  # the listeners' calls under way
+        self.reserved: dict[int, ReservedSeat] = {}  # an event's seats, read by restore()
+        self.outcomes: list[GameOutcome] = []  # the finished games at this table (the match's), read by restore()
+        self._ending: GameOutcome | None = None  # the outcome the action being stored writes (told once stored)
         self._load(info, seats)
 
     def _load(self, info: TableInfo, seats: dict[int, StoredSeat]) -> None:
@@ -232,6 +246,8 @@ class Table(AutoPlay):
         self.hand_settled = True  # the current hand's result is applied to the game
         self.game_accounts: list[int | None] = [None] * 4  # who sat down when the game began (bots' accounts too)
         self.hand_accounts: list[int | None] = [None] * 4  # whose the current hand's credits are, seat by seat
+        self.game_due: float | None = None  # when the game's time runs out on the clock (RULES §14.2)
+        self.game_ends_at: datetime | None = info.game_ends_at  # … and on the wall clock (stored)
 
     # -- the task --------------------------------------------------------------------------------
     def start(self) -> None:
@@ -324,7 +340,7 @@ class Table(AutoPlay):
         return self._next_wake()
 
     def _next_wake(self) -> float | None:
-        times = [t for t in (self.deal_due, self.pause_due) if t is not None]
+        times = [t for t in (self.deal_due, self.pause_due, self.game_due) if t is not None]
         if self.deadline is not None:
             times.append(self.deadline.due)
         times.extend(due for due, _ in self.bot_due.values())
@@ -585,13 +601,19 @@ class Table(AutoPlay):
         try:
             self.seq = await self.writer.append(append)  # (committed with the other tables' appends meanwhile)
         except BaseException:
+            self._ending = None
             await self._reload()  # the hand in memory is ahead of the database: take the database's
             raise
+        ended, self._ending = self._ending, None
+        if ended is not None:
+            self.outcomes.append(ended)
         self.deadline = deadline
         if hand.phase is not Phase.DEAL:
             self.deal_due = None
         self._after_change()
         await self._store_finished()
+        if ended is not None:
+            self._tell(ended)
         self.stats.accepted += 1
         if arrived is not None:
             self.stats.latencies.append(self.clock.now() - arrived)
@@ -602,21 +624,128 @@ class Table(AutoPlay):
         result = hand.result
         assert result is not None and hand.dealer is not None and self.game is not None
         postings = self._postings(self.hand_number, result, self.hand_accounts)
-        ends = result.settlement.game_winner
-        winner: int | None = None
-        if ends is not None:
-            dealer_team = TEAMS[hand.dealer]
-            winner = dealer_team if ends is Side.DEALER else 1 - dealer_team
-        left_game = self._left_this_game()
-        table_id, game, room, players = self.id, self.game_number, self.info.room, list(self.game_accounts)
+        end = self.game.end_after_hand()  # the game's end, if this hand ends it (by climbing, or by time)
+        ending = self._game_end(end) if end is not None else None
 
         def write(connection: Any) -> None:
             ledger.post(connection, postings)
-            if winner is not None:
-                ledger.finish_game(connection, table_id, game, winner, escaped=left_game)
-                ratings.rate_game(connection, table_id, game, room, players, winner, escaped=left_game)
+            if ending is not None:
+                ending(connection)
 
         return write
+
+    def _game_end(self, end: GameEnd) -> Callable[[Any], None]:
+        """What the end of the current game writes, in the transaction that stores it: the players' results and
+        ratings, and the game's outcome (``table_games``), which the listeners are told once it is stored."""
+        left_game = self._left_this_game()
+        table_id, game, room, players = self.id, self.game_number, self.info.room, list(self.game_accounts)
+        outcome = GameOutcome(table_id, game, end.winner, end.progress, end.by_time, end.hands, self.clock.wall())
+        self._ending = outcome
+
+        def write(connection: Any) -> None:
+            ledger.finish_game(connection, table_id, game, end.winner, escaped=left_game)
+            ratings.rate_game(connection, table_id, game, room, players, end.winner, escaped=left_game)
+            record_outcome(connection, outcome)
+
+        return write
+
+    def _tell(self, outcome: GameOutcome) -> None:
+        """Tell the listeners (the server's ``game_listeners``) of a game's outcome, stored now: each is awaited
+        in a task of its own, so that the table goes on; an error is logged."""
+        for listener in list(self.listeners):
+
+            async def call(listener: GameListener = listener) -> None:
+                try:
+                    await listener(self.id, outcome)
+                except Exception:
+                    log.exception("table %s: a game listener failed for game %s", self.id, outcome.game)
+
+            task = asyncio.get_running_loop().create_task(call())
+            self.listening.add(task)
+            task.add_done_callback(self.listening.discard)
+
+    def match_wins(self) -> tuple[int, int]:
+        """The games each team has won at this table (team 0: seats 0 and 2)."""
+        wins = [0, 0]
+        for outcome in self.outcomes:
+            wins[outcome.winner] += 1
+        return (wins[0], wins[1])
+
+    def _match_goes_on(self) -> bool:
+        """Whether another game follows the one that is over by itself: a best-of-three not yet won."""
+        best_of = self.info.best_of
+        return best_of > 1 and max(self.match_wins()) < best_of // 2 + 1 and len(self.outcomes) < best_of
+
+    # -- the game's time limit (RULES §14.2) -------------------------------------------------------------
+    async def _start_clock(self) -> None:
+        """A game begins: its time limit (``game_minutes`` times the server's time scale) starts now (stored)."""
+        minutes = self.info.game_minutes
+        if minutes <= 0:
+            self.game_due, self.game_ends_at = None, None
+            return
+        seconds = self.limit(minutes * 60)
+        self.game_due = self.clock.now() + seconds
+        self.game_ends_at = self.clock.wall() + timedelta(seconds=seconds)
+        await self._db(self.store.set_game_clock, self.id, self.game_ends_at, fence=self.fence)
+
+    async def _restore_clock(self, downtime: timedelta) -> None:
+        """After a restart: the game's time limit goes on, its end moved on by the time the server was down."""
+        game = self.game
+        self.game_due = None
+        if self.info.game_minutes <= 0 or game is None or game.over or game.time_called:
+            return
+        if self.info.game_ends_at is None:
+            await self._start_clock()  # (a crash before the clock of a game just begun was stored)
+            return
+        moved = self.info.game_ends_at + downtime
+        self.game_ends_at = moved
+        self.game_due = self.clock.now() + max(0.0, (moved - self.clock.wall()).total_seconds())
+        if downtime > timedelta(0):
+            await self._db(self.store.set_game_clock, self.id, moved, fence=self.fence)
+
+    async def _time_up(self) -> None:
+        """The game's time ran out (RULES §14.2): between hands it ends now, and the side ahead wins; during a hand
+        that hand is its last (the game ends when it is settled). Stored before anyone is told."""
+        self.game_due = None
+        game = self.game
+        if game is None or game.over or game.time_called:
+            return
+        table_id, number = self.id, self.game_number
+        if game.call_time():
+            end = game.end
+            assert end is not None
+            ending = self._game_end(end)
+
+            def write(connection: Any) -> None:
+                mark_time_up(connection, table_id, number)
+                ending(connection)
+
+            try:
+                await self._db(self.store.fenced_write, table_id, self.fence, write)
+            except BaseException:
+                self._ending = None
+                await self._reload()
+                raise
+            ended, self._ending = self._ending, None
+            assert ended is not None
+            self.outcomes.append(ended)
+            self.pause_due = None
+            self._game_over()
+            self._broadcast()
+            await self._store_finished()
+            self._tell(ended)
+            return
+        await self._db(self.store.fenced_write, table_id, self.fence, lambda c: mark_time_up(c, table_id, number))
+        self._broadcast()
+
+    def _game_over(self) -> None:
+        """The game is over: the table is finished, or the next game of the match follows after the pause."""
+        if self._match_goes_on():
+            self.status = TableStatus.PLAYING
+            self.pause_due = self.clock.now() + self.config.hand_pause_ms / 1000
+        else:
+            self.status = TableStatus.FINISHED
+            self.pause_due = None
 
     def _postings(self, number: int, result: HandResult, accounts: list[int | None]) -> list[ledger.Posting]:
         """The ledger's rows for hand ``number`` of the current game: each seat's credits (the engine's), posted
@@ -664,8 +793,8 @@ class Table(AutoPlay):
         self.deal_due = None
         self.bot_due.clear()
         if self.game.over:
-            self.status = TableStatus.FINISHED
-            self.pause_due = None
+            self.game_due = None
+            self._game_over()
         else:
             self.pause_due = self.clock.now() + self.config.hand_pause_ms / 1000
         self.ready.clear()
@@ -697,9 +826,15 @@ class Table(AutoPlay):
         await self._store_finished()
         for _ in range(200):  # what is due now, a bounded amount at a time
             now = self.clock.now()
+            if self.game_due is not None and self.game_due <= now:
+                await self._time_up()
+                continue
             if self.pause_due is not None and self.pause_due <= now:
                 self.pause_due = None
-                await self._start_hand()
+                if self.game is not None and self.game.over and self._match_goes_on():
+                    await self._next_game(match=True)
+                else:
+                    await self._start_hand()
                 continue
             if self.deal_due is not None and self.deal_due <= now:
                 await self._deal_one()
@@ -759,9 +894,15 @@ class Table(AutoPlay):
         if seat is None:
             if not free:
                 raise TableError("the table is full")
-            seat = free[0]
+            open_to = [n for n in free if self._reserved_refusal(n, bot, account) is None]
+            if not open_to:
+                raise TableError("every free seat is reserved for another player", 403)
+            seat = open_to[0]
         if self.seats[seat] is not None:
             raise TableError(f"seat {seat} is taken")
+        refusal = self._reserved_refusal(seat, bot, account)
+        if refusal is not None:
+            raise TableError(refusal, 403)
         token: str | None = None
         if bot is None:
             token = secrets.token_urlsafe(24)
@@ -788,6 +929,17 @@ class Table(AutoPlay):
         if token is not None:
             out["token"] = token
         return out
+
+    def _reserved_refusal(self, seat: int, bot: str | None, account: tuple[int, str] | None) -> str | None:
+        """Why ``seat``, reserved by the table's event, is not for this player or bot (None: it may sit there)."""
+        kept = self.reserved.get(seat)
+        if kept is None:
+            return None
+        if kept.bot is not None:
+            return None if bot == kept.bot else f"seat {seat} is reserved for the {kept.bot} bot"
+        if bot is None and account is not None and account[0] == kept.account_id:
+            return None
+        return f"seat {seat} is reserved for {kept.name}"
 
     async def claim(self, token: str, account: tuple[int, str]) -> dict[str, Any]:
         """A guest's seat becomes ``account``'s (the guest registered or logged in): its name becomes the
@@ -876,19 +1028,27 @@ class Table(AutoPlay):
     async def _again(self) -> None:
         if self.game is None or not self.game.over:
             raise TableError("the game is not over")
+        if self.info.best_of > 1 or self.info.event_id is not None:
+            raise TableError("the match at this table is over: the table is finished")
         if any(s is None for s in self.seats):
             raise TableError("a new game needs four seats taken")
         await self._store_finished()
-        self.game_number = await self._db(self.store.next_game, self.id, fence=self.fence)
+        await self._next_game()
+
+    async def _next_game(self, *, match: bool = False) -> None:
+        """Start the table's next game: after ``again``, or by itself in a match (``match``)."""
+        self.game_number = await self._db(self.store.next_game, self.id, fence=self.fence, match=match)
         self.status = TableStatus.PLAYING
         self.info = await self._db(self.store.info, self.id)
         self.game = None
+        self.ready.clear()
         await self._start_game()
 
     async def _start_game(self) -> None:
         self.game = Game(self.rules, game_seed(self.info.seed, self.game_number))
         self.status = TableStatus.PLAYING
         await self._write_players()
+        await self._start_clock()
         await self._start_hand()
 
     async def _write_players(self) -> None:
@@ -931,8 +1091,11 @@ class Table(AutoPlay):
 
     # -- restart -----------------------------------------------------------------------------------
     async def restore(self, downtime: timedelta) -> None:
-        """Rebuild the game from the database and carry on: deadlines extended by ``downtime``."""
+        """Rebuild the game from the database and carry on: deadlines (and the game's time limit) extended by
+        ``downtime``."""
         info = self.info
+        self.reserved = await self._db(self.store.reserved, self.id)
+        self.outcomes = await self._db(self.store.game_outcomes, self.id)
         if info.hand_number == 0 and all(s is not None for s in self.seats) and info.status is TableStatus.PLAYING:
             await self._start_game()
             return
@@ -940,20 +1103,22 @@ class Table(AutoPlay):
             return
         game = await self._db(self.store.rebuild, self.id)
         await self._write_players()  # (written as the game began; again only if a crash came between)
-        if not game.hands:  # a new game was started but not its first hand
+        if not game.hands and not game.over:  # a new game was started but not its first hand
             self.game = game
+            await self._restore_clock(downtime)
             await self._start_hand()
             return
         self.game = game
+        await self._restore_clock(downtime)
         hand = game.current
-        assert hand is not None
-        self.hand_settled = hand.phase in (Phase.OVER, Phase.REDEAL)
+        self.hand_settled = hand is None or hand.phase in (Phase.OVER, Phase.REDEAL)
         if self.hand_settled:
             if game.over:
-                self.status = TableStatus.FINISHED
+                self._game_over()
             else:
                 self.pause_due = self.clock.now() + self.config.hand_pause_ms / 1000
             return
+        assert hand is not None
         self.hand_accounts = [
             s.account_id
             if s is not None and s.kind is SeatKind.PLAYER
@@ -1032,11 +1197,30 @@ class Table(AutoPlay):
             "over": game.over,
             "winner": game.winner,
             "next_dealer": game.next_dealer,
+            "clock": self._clock_json(game),
+            "match": self._match_json(),
         }
         seat_credits = getattr(game, "seat_credits", None)
         if self.rules.credits and seat_credits is not None:
             out["seat_credits"] = list(seat_credits)
         return out
+
+    def _clock_json(self, game: Game) -> dict[str, Any] | None:
+        """The game's time limit (RULES §14.2): its minutes, the milliseconds left, and whether the time ran out
+        (the hand in progress is then the last); None for a table whose games have no limit."""
+        minutes = self.info.game_minutes
+        if minutes <= 0:
+            return None
+        due = self.game_due
+        ms = 0 if due is None or game.over else max(0, round((due - self.clock.now()) * 1000))
+        return {"minutes": minutes, "ms": ms, "time_up": game.time_called}
+
+    def _match_json(self) -> dict[str, Any] | None:
+        """A best-of-three: ``best_of`` and the games each team has won (None for a table of single games)."""
+        if self.info.best_of <= 1:
+            return None
+        a, b = self.match_wins()
+        return {"best_of": self.info.best_of, "wins": [a, b]}
 
     def _state_message(self, seat: int, peer: Peer, seen: _Seen | None = None) -> TableState:
         """The seat's view (built from :meth:`Hand.view` alone) and the events this connection has not had.
@@ -1152,4 +1336,16 @@ class Table(AutoPlay):
             "watch": self.info.watchers,
             "watch_delay": self.info.watch_delay,
             "watchers": len(self.watchers),
+            "event": self.info.event_id,
+            "game_minutes": self.info.game_minutes,
+            "best_of": self.info.best_of,
+            "match": self._match_json(),
+            "reserved": [self._reserved_json(n) for n in range(4)],
         }
+
+    def _reserved_json(self, seat: int) -> dict[str, Any] | None:
+        """A reserved seat as the lobby shows it: ``{"name"}`` for an account's, ``{"bot"}`` for a bot's."""
+        kept = self.reserved.get(seat)
+        if kept is None:
+            return None
+        return {"bot": kept.bot} if kept.bot is not None else {"name": kept.name}

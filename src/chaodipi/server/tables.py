@@ -30,15 +30,18 @@ from chaodipi.server.relay import RemoteLink, RemotePeer, hello_from_json
 from chaodipi.server.seats import Peer
 from chaodipi.server.store import (
     DEFAULT_URL,
+    MAX_GAME_MINUTES,
     MAX_WATCH_DELAY,
     ROOMS,
     SEED_RANGE,
     Fence,
+    ReservedSeat,
     Store,
+    StoreError,
     TableStatus,
     UnknownTableError,
 )
-from chaodipi.server.table import CLOSE_MOVED, MAX_NAME, Table, TableError, in_thread
+from chaodipi.server.table import CLOSE_MOVED, MAX_NAME, GameListener, Table, TableError, in_thread
 from chaodipi.server.writer import Writer
 
 __all__ = [
@@ -117,6 +120,10 @@ class Server:
         self._orphans_seen: dict[int, float] = {}
         self._stopping = False
         self._writes: dict[str, list[float]] = {}
+        #: Told of every game that finishes at a table this process runs, once its outcome is stored
+        #: (:meth:`Store.game_outcomes <chaodipi.server.store.Store.game_outcomes>` has them all): the table's id
+        #: and the :class:`~chaodipi.server.store.GameOutcome`; awaited in a task, an error logged.
+        self.game_listeners: list[GameListener] = []
 
     @property
     def owner(self) -> str:
@@ -296,7 +303,9 @@ class Server:
         self._orphans_seen.pop(table_id, None)
         now = datetime.now(UTC)
         last_alive = before.heartbeat_at or before.updated_at
-        downtime = max(timedelta(0), now - last_alive) if before.deadline_at is not None else timedelta(0)
+        # (the game's time limit runs on wall time too: the downtime is given back whether a decision was waited for)
+        timed = before.deadline_at is not None or before.game_ends_at is not None
+        downtime = max(timedelta(0), now - last_alive) if timed else timedelta(0)
         seats = await self.db_call(self.store.seats, table_id)
         table = Table(
             replace(before, owner=self.owner),
@@ -307,6 +316,7 @@ class Server:
             config=self.config,
             stats=self.stats,
             writer=self.writer,
+            listeners=self.game_listeners,
         )
         await table.restore(downtime)
         table.start()
@@ -453,8 +463,17 @@ class Server:
     # -- the lobby -----------------------------------------------------------------------------------
     async def create_table(self, body: dict[str, Any]) -> int:
         """A new table from a lobby request: ``{"name", "rules", "seed"?, "bots"?, "watch"?, "watch_delay"?}``,
-        placed on the least loaded process of the platform; returns its id."""
-        only_fields(body, {"name", "rules", "seed", "bots", "watch", "watch_delay"})
+        placed on the least loaded process of the platform; returns its id.
+
+        An event's table (issue 23) may also have ``"game_minutes"`` (each game's time limit, 0 to 600; 0: none,
+        RULES §14.2), ``"best_of"`` (1 or 3: the table plays until a side has won ``best_of // 2 + 1`` games, each
+        next one starting by itself), ``"reserved"`` (4 entries, seat 0 to 3: ``{"account": [id, "username"]}``,
+        a seat only that account may take, or ``{"bot": name}``, a bot seated at once) and ``"event"`` (the
+        tournament event's id: quick join offers no such table)."""
+        only_fields(
+            body,
+            {"name", "rules", "seed", "bots", "watch", "watch_delay", "game_minutes", "best_of", "reserved", "event"},
+        )
         watch = body.get("watch", True)
         if not isinstance(watch, bool):
             raise TableError("'watch' (spectators allowed) is true or false", 400)
@@ -474,9 +493,38 @@ class Server:
         if isinstance(seed, bool) or not isinstance(seed, int) or not SEED_RANGE[0] <= seed <= SEED_RANGE[1]:
             raise TableError("'seed' is a whole number that fits 64 bits", 400)
         bots = _bots(body.get("bots", {}))
-        table_id: int = await self.db_call(
-            self.store.create_table, rules, seed, name=name.strip(), watchers=watch, watch_delay=delay
-        )
+        minutes = body.get("game_minutes", 0)
+        if type(minutes) is not int or not 0 <= minutes <= MAX_GAME_MINUTES:
+            raise TableError(f"'game_minutes' is 0 (no limit) to {MAX_GAME_MINUTES} whole minutes", 400)
+        best_of = body.get("best_of", 1)
+        if type(best_of) is not int or best_of not in (1, 3):
+            raise TableError("'best_of' is 1 or 3 (games)", 400)
+        event = body.get("event")
+        if event is not None and (type(event) is not int or not 1 <= event < 2**31):
+            raise TableError("'event' is the id of a tournament event, a whole number from 1", 400)
+        reserved = _reserved(body["reserved"]) if "reserved" in body else []
+        for r in reserved:
+            if r.bot is not None:
+                if bots.get(r.seat, r.bot) != r.bot:
+                    raise TableError(f"bots: seat {r.seat} is reserved for the {r.bot} bot", 400)
+                bots[r.seat] = r.bot
+            elif r.seat in bots:
+                raise TableError(f"bots: seat {r.seat} is reserved for {r.name}", 400)
+        try:
+            table_id: int = await self.db_call(
+                self.store.create_table,
+                rules,
+                seed,
+                name=name.strip(),
+                watchers=watch,
+                watch_delay=delay,
+                event_id=event,
+                game_minutes=minutes,
+                best_of=best_of,
+                reserved=reserved,
+            )
+        except StoreError as exc:
+            raise TableError(f"reserved: {exc}", 400) from None
         target = await self._place()
         if target != self.owner and self.bus is not None:
             with contextlib.suppress(BusError):  # (no answer: whoever is asked next claims it)
@@ -502,7 +550,7 @@ class Server:
             infos = await self.db_call(self.store.list_tables, TableStatus.WAITING)
             best: tuple[int, int] | None = None
             for info in infos:
-                if info.room != room:
+                if info.room != room or info.event_id is not None:  # (an event's tables are its players')
                     continue
                 seats = await self.db_call(self.store.seats, info.id)
                 if len(seats) >= 4:
@@ -562,7 +610,7 @@ async def _run_op(table: Table, op: str, args: dict[str, Any]) -> Any:
 
         async def fill() -> dict[str, Any]:
             for seat in range(4):
-                if table.seats[seat] is None:
+                if table.seats[seat] is None and seat not in table.reserved:
                     await table.take_seat(seat, "", "rules")
             return {"table": table.id}
 
@@ -593,6 +641,41 @@ def _bots(value: object) -> dict[int, str]:
         if bot not in BOT_NAMES:
             raise TableError(f"bots: {bot!r} is not a bot; the bots are {', '.join(BOT_NAMES)}", 400)
         out[int(key)] = bot
+    return out
+
+
+def _reserved(value: object) -> list[ReservedSeat]:
+    """An event's reserved seats: 4 entries (seats 0 to 3), each ``{"account": [id, "username"]}`` or ``{"bot"}``."""
+    shape = '\'reserved\' is 4 entries, one per seat 0..3: {"account": [id, "username"]} or {"bot": "rules"}'
+    if not isinstance(value, list) or len(value) != 4:
+        raise TableError(shape, 400)
+    out: list[ReservedSeat] = []
+    accounts: set[int] = set()
+    for seat, entry in enumerate(value):
+        if not isinstance(entry, dict) or len(entry) != 1 or not set(entry) <= {"account", "bot"}:
+            raise TableError(f"reserved: seat {seat}: {shape}", 400)
+        if "bot" in entry:
+            bot = entry["bot"]
+            if bot not in BOT_NAMES:
+                raise TableError(
+                    f"reserved: seat {seat}: {bot!r} is not a bot; the bots are {', '.join(BOT_NAMES)}", 400
+                )
+            out.append(ReservedSeat(seat, None, f"{bot} bot", str(bot)))
+            continue
+        who = entry["account"]
+        if not (
+            isinstance(who, list)
+            and len(who) == 2
+            and type(who[0]) is int
+            and who[0] >= 1
+            and isinstance(who[1], str)
+            and 0 < len(who[1]) <= MAX_NAME
+        ):
+            raise TableError(f'reserved: seat {seat}: an account is [id, "username"], not {who!r}', 400)
+        if who[0] in accounts:
+            raise TableError(f"reserved: seat {seat}: account {who[0]} has a seat already", 400)
+        accounts.add(who[0])
+        out.append(ReservedSeat(seat, who[0], who[1]))
     return out
 
 

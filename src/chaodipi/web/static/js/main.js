@@ -1,5 +1,5 @@
 // The client's entry point: the header bar and the router (/, /t/{id}[?watch=1], /replay, /replay/{table}/{game},
-// /p/{username}, /rooms/{room}/leaderboard). Before the first page it asks who is logged in (GET /api/me).
+// /p/{username}, /rooms/{room}/leaderboard, /events, /events/{id}, /events/{id}/organise, /referee). Before the first page it asks who is logged in (GET /api/me).
 import { t, getLang, setLang, onLangChange } from './i18n.js';
 import { soundOn, setSound, onSoundChange } from './sound.js';
 import * as api from './api.js';
@@ -55,7 +55,12 @@ function buildHeader() {
   replay.href = '/replay';
   replay.dataset.link = '';
   replay.dataset.nav = 'replay';
-  nav.append(lobby, replay);
+  const events = document.createElement('a');
+  events.href = '/events';
+  events.dataset.link = '';
+  events.dataset.nav = 'events';
+  events.dataset.testid = 'nav-events';
+  nav.append(lobby, replay, events);
   header.appendChild(nav);
 
   const spacer = document.createElement('div');
@@ -92,6 +97,8 @@ function buildHeader() {
     const path = location.pathname;
     lobby.classList.toggle('active', path === '/' || path.startsWith('/t/') || path.startsWith('/rooms/'));
     replay.classList.toggle('active', path.startsWith('/replay'));
+    events.textContent = t('nav.events');
+    events.classList.toggle('active', path.startsWith('/events') || path.startsWith('/referee'));
   }
   paint();
   onLangChange(paint);
@@ -154,6 +161,23 @@ async function route() {
       console.error(e);
       if (token !== routeToken) return;
       root.replaceChildren(message(t('app.replayUnavailable')));
+    }
+  } else if ((m = path.match(/^\/events(?:\/([^/]+)(\/organise)?)?$/)) || path === '/referee') {
+    // the events pages (赛事) and the referee's tool: their modules are loaded when first opened
+    const which = path === '/referee' ? 'referee' : !m[1] ? 'list' : m[2] ? 'organise' : 'event';
+    let id = null;
+    if (m && m[1]) { try { id = decodeURIComponent(m[1]); } catch (_) { id = m[1]; } }
+    document.title = `${t(which === 'referee' ? 'ref.title' : 'ev.title')} · 炒地皮`;
+    try {
+      const file = { list: './events.js', event: './event-page.js', organise: './event-organise.js', referee: './referee-tool.js' }[which];
+      const mod = await import(file);
+      if (token !== routeToken) return;
+      const mount = { list: mod.mountEvents, event: mod.mountEventPage, organise: mod.mountEventOrganise, referee: mod.mountReferee }[which];
+      cleanup = mount(root, id) || null;
+    } catch (e) {
+      console.error(e);
+      if (token !== routeToken) return;
+      root.replaceChildren(message(t('ev.unavailable')));
     }
   } else {
     document.title = '炒地皮';

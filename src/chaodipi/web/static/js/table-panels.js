@@ -13,6 +13,7 @@ export function makePanels(ctx) {
     S,
     dealerTeam,
     facts,
+    gameClockText,
     getLangSig,
     mySeat,
     otherTeam,
@@ -79,6 +80,10 @@ export function makePanels(ctx) {
         lv.appendChild(row);
       }
       lv.appendChild(el('div', { class: 'info-foot muted', text: t('info.gameHand', { game: g.number, hand: g.hands }) }));
+      const clock = gameClockText();
+      if (clock) {
+        lv.appendChild(el('div', { class: 'info-foot game-clock' + (g.clock.time_up ? ' urgent' : ''), testid: 'game-clock', 'data-game-clock': '', text: clock }));
+      }
       R.info.appendChild(lv);
     }
   }

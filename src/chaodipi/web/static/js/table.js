@@ -148,6 +148,17 @@ export function mountTable(root, tableId, opts = {}) {
       },
     };
   }
+  // the game's time limit (RULES §14.2): the text of the small clock, or null when the table has none
+  function gameClockText() {
+    const c = S.game && S.game.clock;
+    if (!c) return null;
+    if (c.time_up) return t('info.gameTimeUp');
+    if (S.game.over) return null;
+    const left = Math.max(0, Math.ceil((c.ms - (performance.now() - (S.gameAt || 0))) / 1000));
+    const h = Math.floor(left / 3600), m = Math.floor((left % 3600) / 60), sec = left % 60;
+    const two = (n) => String(n).padStart(2, '0');
+    return t('info.gameClock', { time: h ? `${h}:${two(m)}:${two(sec)}` : `${m}:${two(sec)}` });
+  }
   function deadlineLeft() {
     if (!S.deadline) return null;
     return Math.max(0, S.deadline.ms - (performance.now() - S.deadlineAt));
@@ -362,6 +373,7 @@ export function mountTable(root, tableId, opts = {}) {
     }
     S.hand = msg.hand;
     S.game = msg.game;
+    S.gameAt = performance.now(); // the game clock's `ms` counts from here
     S.deadline = msg.deadline || null;
     S.deadlineAt = performance.now();
     S.view = msg.view;
@@ -870,6 +882,8 @@ export function mountTable(root, tableId, opts = {}) {
   // ------------------------------------------------------------------ countdowns
   function updateCountdowns() {
     if (S.mode !== 'play') return;
+    const clockText = gameClockText();
+    for (const node of page.querySelectorAll('[data-game-clock]')) node.textContent = clockText || '';
     const left = deadlineLeft();
     const sec = left === null ? null : Math.ceil(left / 1000);
     for (const node of page.querySelectorAll('[data-countdown]')) {
@@ -985,7 +999,7 @@ export function mountTable(root, tableId, opts = {}) {
     S, R, page, tableId,
     mySeat, rel, team, otherTeam, facts, view, legal, seatName, plainName, teamNames, taggedName, phraseCtx, threshold, handCards, selectedCodes,
     myPlayTurn, dealerTeam, isAuto, hasLeft, send, act, showToast, turnInfo, toggleCard, clearSel, doPlay, doBury,
-    doPass, doBid, doReady, doAgain, quickPlay, inviteBox, render, getLangSig, unchanged, seatsSig,
+    doPass, doBid, doReady, doAgain, quickPlay, inviteBox, render, getLangSig, unchanged, seatsSig, gameClockText,
   };
   const { renderHand, isThrowSelection, canToggle } = Object.assign(ctx, makeHand(ctx));
   const { renderFelt } = Object.assign(ctx, makeFelt(ctx));
