@@ -87,7 +87,7 @@ class EventService:
     async def start_round(self, event_id: int, number: int, by: str) -> Event:
         """Start round ``number``: for an online event open a table per tie still to be played; then log it."""
         async with self._lock(event_id):
-            event: Event = await self.server.db_call(self.events.load, event_id)
+            event: Event = await self.server.db_call(self.events.current, event_id)
             if not 1 <= number <= len(event.rounds):
                 raise EventError(f"no round {number} in this event")
             rnd = event.rounds[number - 1]
@@ -139,7 +139,7 @@ class EventService:
         """Log the outcomes the event lacks (each at most once); returns how many were logged."""
         logged = 0
         async with self._lock(event_id):
-            event: Event = await self.server.db_call(self.events.load, event_id)
+            event: Event = await self.server.db_call(self.events.current, event_id)
             for outcome in sorted(outcomes, key=lambda o: (o.table_id, o.game)):
                 found = self._pairing(event, outcome.table_id)
                 if found is None:
@@ -178,7 +178,7 @@ class EventService:
         at their table ten minutes after the start; returns how many entries were logged."""
         logged = 0
         for event_id in await self.server.db_call(self.events.playing):
-            event: Event = await self.server.db_call(self.events.load, event_id)
+            event: Event = await self.server.db_call(self.events.current, event_id)
             outcomes: list[GameOutcome] = []
             for _rnd, p in event.pending_games():
                 assert p.online_table is not None

@@ -188,7 +188,8 @@ class EventStore:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.engine = store.engine
-        self._cache: dict[int, Event] = {}
+        self._cache: dict[int, Event] = {}  # each event as this process last read it (never changed in place)
+        self._shown: dict[int, tuple[int, dict[bool, dict[str, Any]]]] = {}  # its pages' JSON at that version
         self._lock = threading.Lock()
 
     # -- reading -------------------------------------------------------------------------------------
@@ -210,17 +211,39 @@ class EventStore:
             raise UnknownEventError(f"no event {event_id}")
         return v
 
-    def load(self, event_id: int) -> Event:
-        """The event its log gives now (a copy of this process's cached state, brought up to date)."""
+    def current(self, event_id: int) -> Event:
+        """The event as its log has it now, shared by this process's readers: do not change it (:meth:`load`
+        gives a copy to change). One query (the log's length) when nothing changed since the last call."""
         version = self.version(event_id)
         with self._lock:
             cached = self._cache.get(event_id)
         if cached is not None and cached.version == version:
-            return Event.replay(cached.log)
-        event = Event.replay(self.entries(event_id))
+            return cached
+        known = cached.log if cached is not None and cached.version < version else []
+        event = Event.replay([*known, *self.entries(event_id, after=len(known))])
         with self._lock:
-            self._cache[event_id] = Event.replay(event.log)
+            self._cache[event_id] = event
+            self._shown.pop(event_id, None)
         return event
+
+    def load(self, event_id: int) -> Event:
+        """The event as its log has it now: a copy of its own, to apply an entry to."""
+        return Event.replay(self.current(event_id).log)
+
+    def shown(self, event_id: int, *, staff: bool) -> tuple[Event, dict[str, Any]]:
+        """The event (shared, read-only) and :meth:`Event.to_json` of it, computed once per change and kind
+        of reader (the public, or its organiser and referees): a page polling every few seconds costs one query."""
+        event = self.current(event_id)
+        with self._lock:
+            shown = self._shown.setdefault(event_id, (event.version, {}))
+            if shown[0] != event.version:
+                shown = self._shown[event_id] = (event.version, {})
+            body = shown[1].get(staff)
+        if body is None:
+            body = event.to_json(staff=staff)
+            with self._lock:
+                shown[1][staff] = body
+        return event, body
 
     def summaries(self) -> list[EventSummary]:
         """Every event, newest first."""
@@ -314,8 +337,6 @@ class EventStore:
                     self._write(c, event_id, event, entry)
             except IntegrityError:
                 continue  # another writer took this number: look again
-            with self._lock:
-                self._cache[event_id] = Event.replay(event.log)
             return event
         raise EventError(f"event {event_id} is changing too fast: try again")
 

@@ -98,7 +98,7 @@ async def _staff(request: Request, event_id: int, *, organiser: bool) -> tuple[t
     """The logged-in account and the event, if the account may change it (its organiser, or a referee)."""
     who = await _who(request)
     service = _service(request)
-    event: Event = await service.server.db_call(service.events.load, event_id)
+    event: Event = await service.server.db_call(service.events.current, event_id)
     if who[1] != event.organiser and (organiser or who[1] not in event.referees):
         raise _Forbidden(f"only the event's organiser{'' if organiser else ' or a referee'} may do this")
     return who, event
@@ -129,19 +129,22 @@ async def get_event(request: Request) -> Response:
     """``GET /api/events/{id}``: the event's pairs, rounds, results, penalties and standings."""
     event_id = _event_id(request)
     service = _service(request)
-    event: Event = await service.server.db_call(service.events.load, event_id)
-    you = await _viewer(request, event)
-    body = event.to_json(staff=you["organiser"] or you["referee"])
-    body["id"] = event_id
-    body["you"] = you
-    return JSONResponse(body)
+    account = await account_of(request)
+    name = None if account is None else account[1]
+    event, _ = await service.server.db_call(service.events.shown, event_id, staff=False)
+    you = {"organiser": name == event.organiser, "referee": name is not None and name in event.referees}
+    if you["organiser"] or you["referee"]:
+        event, body = await service.server.db_call(service.events.shown, event_id, staff=True)
+    else:
+        _, body = await service.server.db_call(service.events.shown, event_id, staff=False)
+    return JSONResponse({**body, "id": event_id, "you": you})
 
 
 async def get_log(request: Request) -> Response:
     """``GET /api/events/{id}/log``: every organiser's and referee's action (who, when, what)."""
     event_id = _event_id(request)
     service = _service(request)
-    event: Event = await service.server.db_call(service.events.load, event_id)
+    event: Event = await service.server.db_call(service.events.current, event_id)
     you = await _viewer(request, event)
     staff = you["organiser"] or you["referee"]
     entries = [e.to_json() for e in event.log if staff or e.op not in ("pair", "undo") or _published(event, e.data)]
@@ -203,7 +206,7 @@ async def export_standings(request: Request) -> Response:
     """``GET /api/events/{id}/standings.csv``."""
     event_id = _event_id(request)
     service = _service(request)
-    event: Event = await service.server.db_call(service.events.load, event_id)
+    event: Event = await service.server.db_call(service.events.current, event_id)
     return _csv_response(csv_standings(event), f"event-{event_id}-standings.csv")
 
 
@@ -211,7 +214,7 @@ async def export_pairings(request: Request) -> Response:
     """``GET /api/events/{id}/pairings.csv[?round=n]``."""
     event_id = _event_id(request)
     service = _service(request)
-    event: Event = await service.server.db_call(service.events.load, event_id)
+    event: Event = await service.server.db_call(service.events.current, event_id)
     raw = request.query_params.get("round")
     number = None
     if raw:
