@@ -40,6 +40,20 @@ FAST = {"deal_ms": 0, "bot_delay_ms": 0, "hand_pause_ms": 0, "trick_pause_ms": 0
 QUICK_DECLARE = {"preset": "anchao", "set": {"declare_seconds": 0}}
 
 
+async def step_until(table: Any, clock: Any, done: Callable[[], bool], limit: int = 5000) -> None:
+    """Step a table on a fake clock, moving the clock to the table's next wake each time, until ``done()``."""
+    for _ in range(limit):
+        if done():
+            return
+        await table.step()
+        if done():
+            return
+        wake = table.next_wake()
+        assert wake is not None, "the table waits for nothing: it is stuck"
+        clock.advance(max(0.0, wake - clock.now()))
+    raise AssertionError("not reached")
+
+
 def free_port() -> int:
     """A TCP port nobody listens on now."""
     with socket.socket() as s:

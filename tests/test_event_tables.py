@@ -25,6 +25,7 @@ from chaodipi.server.store import GameOutcome, ReservedSeat, Store, TableStatus
 from chaodipi.server.table import Table, TableError
 from chaodipi.server.tables import Server
 from chaodipi.view import Phase
+from server_helpers import step_until
 from test_table import FakePeer, InlineExecutor
 
 CONFIG = ServerConfig(deal_ms=10, bot_delay_ms=100, hand_pause_ms=5_000, trick_pause_ms=0)
@@ -68,16 +69,7 @@ class Event:
             await self.table.take_seat(seat, "", "rules")
 
     async def until(self, done: Callable[[], bool], limit: int = 20_000) -> None:
-        for _ in range(limit):
-            if done():
-                return
-            await self.table.step()
-            if done():
-                return
-            wake = self.table.next_wake()
-            assert wake is not None, "the table waits for nothing: it is stuck"
-            self.clock.advance(max(0.0, wake - self.clock.now()))
-        raise AssertionError("not reached")
+        await step_until(self.table, self.clock, done, limit)
 
     async def listened(self) -> None:
         await asyncio.gather(*self.table.listening)

@@ -28,6 +28,7 @@ from chaodipi.server.seats import SeatState
 from chaodipi.server.store import SeatKind, Store
 from chaodipi.server.table import CLOSE_LEFT, Table, _Connect, _Disconnect, _Message
 from chaodipi.view import Phase
+from server_helpers import step_until
 
 CONFIG = ServerConfig(deal_ms=100, bot_delay_ms=500, hand_pause_ms=15_000)
 
@@ -105,16 +106,7 @@ class Setup:
 
     async def until(self, done: Callable[[], bool], limit: int = 5000) -> None:
         """Step the table, moving the clock to its next wake each time, until ``done()``."""
-        for _ in range(limit):
-            if done():
-                return
-            await self.table.step()
-            if done():
-                return
-            wake = self.table.next_wake()
-            assert wake is not None, "the table waits for nothing: it is stuck"
-            self.clock.advance(max(0.0, wake - self.clock.now()))
-        raise AssertionError("not reached")
+        await step_until(self.table, self.clock, done, limit)
 
     def pending(self) -> Any:
         hand = self.table._hand()
