@@ -25,6 +25,7 @@ reloads and tries again (several server processes may write to one event).
 from __future__ import annotations
 
 import json
+import secrets
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -302,7 +303,10 @@ class EventStore:
 
     # -- writing -------------------------------------------------------------------------------------
     def create(self, options: Mapping[str, Any], organiser: tuple[int | None, str]) -> int:
-        """A new event with these options (:class:`~chaodipi.tournament.event.EventOptions`); returns its id."""
+        """A new event with these options (:class:`~chaodipi.tournament.event.EventOptions`); returns its id.
+        Without a ``seed`` the event gets a random one (its draws are made from it, and it is in its log)."""
+        if isinstance(options, Mapping) and "seed" not in options:
+            options = {**options, "seed": secrets.randbits(62)}  # the draws' seed, logged with the event
         event = Event()
         entry = event.apply("create", options, by=organiser[1])
         now = datetime.now(UTC)

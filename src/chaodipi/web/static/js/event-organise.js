@@ -10,7 +10,7 @@ import { fmtTime } from './format.js';
 import {
   LEVELS, ev, every, errorText, eventPath, field, levelText, pairBlock, pairLabel, pairMap, refereePath, segmented,
 } from './events.js';
-import { byCode, eventHead, pairingCard, roundLabel, roundMeta, standingsEl } from './event-page.js';
+import { byCode, eventHead, pairingCard, remember, roundLabel, roundMeta, severalSessions, standingsEl } from './event-page.js';
 import { penaltyForm } from './referee-tool.js';
 
 /** A short message under a form or a panel: ok (green) or an error (red). */
@@ -400,8 +400,8 @@ export function mountEventOrganise(root, id) {
       parts.pairsFlash.node, parts.pairs,
       // registration and pairing are the organiser's; a referee enters results and penalties
       you.organiser ? [
-        el('details', { class: 'ev-fold', open: (e.pairs || []).length === 0 }, el('summary', { text: t('org.registerTitle') }), registerForm()),
-        el('details', { class: 'ev-fold', open: (e.pairs || []).length === 0 }, el('summary', { text: t('org.importTitle') }), importForm()),
+        parts.registerFold = el('details', { class: 'ev-fold', open: (e.pairs || []).length === 0 }, el('summary', { text: t('org.registerTitle') }), registerForm()),
+        parts.importFold = el('details', { class: 'ev-fold', open: (e.pairs || []).length === 0 }, el('summary', { text: t('org.importTitle') }), importForm()),
         el('details', { class: 'ev-fold' }, el('summary', { text: t('org.forbidTitle') }), forbidForm())] : null));
 
     // referees
@@ -480,14 +480,13 @@ export function mountEventOrganise(root, id) {
       if (r.status === 'drawn') content.appendChild(el('p', { class: 'ev-draft-note', text: t('org.draftNote') }));
       content.appendChild(roundActions(r));
       const list = el('div', { class: 'ev-pairings' });
-      for (const p of r.pairings || []) list.appendChild(pairingCard(e, r, p, { pairs, sessions: e.format === 'city', actions: pairingActions(r, p) }));
+      for (const p of r.pairings || []) list.appendChild(pairingCard(e, r, p, { pairs, sessions: severalSessions(r), actions: pairingActions(r, p) }));
       content.appendChild(list);
       const key = 'r' + r.number;
-      const open = i === 0 ? !state.open.has('!' + key) : state.open.has(key);
+      const byDefault = i === 0;
+      const open = byDefault ? !state.open.has('!' + key) : state.open.has(key);
       const d = el('details', { class: 'ev-fold ev-round-fold', open }, el('summary', {}, el('span', { class: 'ev-sum' }, el('b', { text: roundLabel(r) }), roundMeta(r))), content);
-      d.addEventListener('toggle', () => {
-        if (d.open) { state.open.add(key); state.open.delete('!' + key); } else { state.open.delete(key); state.open.add('!' + key); }
-      });
+      d.addEventListener('toggle', () => remember(state.open, key, d.open, byDefault));
       box.appendChild(d);
     });
   }
@@ -498,10 +497,12 @@ export function mountEventOrganise(root, id) {
     parts.pairs.replaceChildren();
     const pairs = e.pairs || [];
     parts.pairsCount.textContent = String(pairs.filter((p) => !p.withdrawn).length);
+    // pairs are registered before the first round is paired (the server refuses later ones)
+    for (const fold of [parts.registerFold, parts.importFold]) if (fold) fold.hidden = (e.rounds || []).length > 0;
     if (!pairs.length) parts.pairs.appendChild(el('p', { class: 'muted', testid: 'no-pairs', text: t('ev.noPairs') }));
     for (const p of byCode(pairs)) {
       const row = el('div', { class: 'ev-pair-row', testid: 'org-pair' }, pairBlock(p, { out: true }));
-      if (!p.withdrawn && (e.you || {}).organiser) {
+      if (!p.withdrawn && p.out == null && e.status !== 'finished' && (e.you || {}).organiser) {
         row.appendChild(actionBtn(t('org.withdraw'), 'small ghost', 'withdraw', flash, async () => {
           if (!window.confirm(t('org.withdrawConfirm', { name: p.name }))) return;
           await ev.withdraw(id, p.id);

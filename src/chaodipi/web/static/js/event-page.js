@@ -46,6 +46,19 @@ function scoreEl(pairing) {
 }
 
 /** One pairing as a card. opts.round: its round; opts.actions: extra buttons (the organiser's). */
+/** Whether a round was played in several sessions (场次): only then do its cards name their session. */
+export function severalSessions(r) {
+  return new Set((r.pairings || []).map((p) => p.session)).size > 1;
+}
+
+/** Keep a fold's state in `open` only where the reader changed it from its default (a fold opened or closed as
+ * drawn fires `toggle` too, and must not be taken for the reader's choice). */
+export function remember(open, key, isOpen, byDefault) {
+  open.delete(key);
+  open.delete('!' + key);
+  if (isOpen !== byDefault) open.add(isOpen ? key : '!' + key);
+}
+
 export function pairingCard(event, round, pairing, opts = {}) {
   const pairs = opts.pairs || pairMap(event);
   const a = pairs.get(pairing.a);
@@ -188,9 +201,7 @@ export function mountEventPage(root, id) {
   function details(key, summary, content, openByDefault) {
     const open = state.open.has(key) || (openByDefault && !state.open.has('!' + key));
     const d = el('details', { class: 'ev-details panel', 'data-section': key, open }, el('summary', {}, summary), content);
-    d.addEventListener('toggle', () => {
-      if (d.open) { state.open.add(key); state.open.delete('!' + key); } else { state.open.delete(key); state.open.add('!' + key); }
-    });
+    d.addEventListener('toggle', () => remember(state.open, key, d.open, !!openByDefault));
     return d;
   }
 
@@ -232,7 +243,7 @@ export function mountEventPage(root, id) {
           roundMeta(current)));
       const pairings = (current.pairings || []).slice().sort((x, y) => (isMine(pairs.get(y.a)) || isMine(pairs.get(y.b))) - (isMine(pairs.get(x.a)) || isMine(pairs.get(x.b))) || x.table - y.table);
       const list = el('div', { class: 'ev-pairings' });
-      for (const p of pairings) list.appendChild(pairingCard(e, current, p, { pairs, sessions: e.format === 'city' }));
+      for (const p of pairings) list.appendChild(pairingCard(e, current, p, { pairs, sessions: severalSessions(current) }));
       cur.appendChild(list);
       left.appendChild(cur);
     } else {
@@ -242,7 +253,7 @@ export function mountEventPage(root, id) {
     }
     for (const r of rounds.slice(0, -1).reverse()) {
       const list = el('div', { class: 'ev-pairings' });
-      for (const p of r.pairings || []) list.appendChild(pairingCard(e, r, p, { pairs, sessions: e.format === 'city' }));
+      for (const p of r.pairings || []) list.appendChild(pairingCard(e, r, p, { pairs, sessions: severalSessions(r) }));
       left.appendChild(details('round-' + r.number, el('span', { class: 'ev-sum' }, el('b', { text: roundLabel(r) }), roundMeta(r)), list, false));
     }
 

@@ -173,7 +173,7 @@ const DEFAULTS = { game_minutes: 50, unlimited_from: 8, best_of_three_from: 4, s
 export function mountEvents(root) {
   const state = { events: null, error: '', presets: null, busy: false, formError: '' };
   const form = {
-    name: '', preset: 'standard', format: 'knockout', online: true, draw: 'random', watchers: true, ...DEFAULTS,
+    name: '', preset: 'standard', format: 'knockout', online: true, draw: 'random', watchers: true, seed: '', ...DEFAULTS,
   };
   let disposed = false;
   const page = el('section', { class: 'info-page ev-page ev-list-page', testid: 'events-page' });
@@ -285,6 +285,11 @@ export function mountEvents(root) {
       numField('swiss_from', 2, 1024), numField('swiss_rounds', 1, 20), numField('session_tables', 1, 500));
     f.appendChild(grid);
 
+    // the draw's seed: empty for a random one (the server draws it); a number to make a draw again
+    const seed = el('input', { type: 'text', inputmode: 'numeric', maxlength: '15', testid: 'event-seed', placeholder: t('ev.opt.seed.random') });
+    seed.addEventListener('input', () => { form.seed = seed.value.trim(); });
+    f.appendChild(field(t('ev.opt.seed'), seed, t('ev.opt.seed.hint'), 'ev-num-field'));
+
     const watch = el('input', { type: 'checkbox', testid: 'event-watchers' });
     watch.checked = form.watchers;
     watch.addEventListener('change', () => { form.watchers = watch.checked; });
@@ -325,6 +330,18 @@ export function mountEvents(root) {
         game_minutes: form.game_minutes, unlimited_from: form.unlimited_from, best_of_three_from: form.best_of_three_from,
         swiss_from: form.swiss_from, swiss_rounds: form.swiss_rounds, session_tables: form.session_tables, watchers: form.online && form.watchers,
       };
+      if (form.seed) {
+        if (!/^[0-9]{1,15}$/.test(form.seed)) {
+          err.textContent = t('ev.opt.seed.bad');
+          err.hidden = false;
+          state.busy = false;
+          submit.disabled = false;
+          submit.textContent = t('ev.create.submit');
+          seed.focus();
+          return;
+        }
+        body.seed = Number(form.seed);
+      }
       try {
         const res = await ev.create(body);
         state.busy = false;
