@@ -106,7 +106,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_bots.py
 	$(BIN)/python bench/bench_server.py --tables 50 --seconds 20 --ramp 10 --warmup 10
 	$(BIN)/python bench/bench_peers.py
-	$(BIN)/python bench/bench_tournament.py
+	$(BIN)/python bench/bench_tournament.py --time-scale 0.02
 	$(BIN)/python bench/bench_compare.py
 	$(BIN)/python bench/bench_memory.py
 	$(BIN)/python bench/bench_cardsets.py
