@@ -329,8 +329,8 @@ def test_any_event_runs_to_its_end_and_its_log_replays_to_the_same_standings(n: 
 # -- the store -----------------------------------------------------------------------------------------------
 
 
-def test_the_store_keeps_the_log_and_the_standings_it_gives(tmp_path: Any) -> None:
-    store = Store(f"sqlite:///{tmp_path / 'e.db'}")
+def test_the_store_keeps_the_log_and_the_standings_it_gives(db_url: str) -> None:
+    store = Store(db_url)
     store.migrate()
     events = EventStore(store)
     eid = events.create(
@@ -349,7 +349,7 @@ def test_the_store_keeps_the_log_and_the_standings_it_gives(tmp_path: Any) -> No
                 ev = events.append(eid, "result", {"round": n, "table": p.table, "games": [random_game(rng)]}, by="ref")
         events.append(eid, "penalty", {"round": n, "table": 1, "pair": "a", "offence": "exposed"}, by="ref")
     # the standings recomputed from the log (a fresh store: no cache) equal the stored ones
-    fresh = EventStore(Store(f"sqlite:///{tmp_path / 'e.db'}"))
+    fresh = EventStore(Store(db_url))
     recomputed = Event.replay(fresh.entries(eid)).standings()
     assert recomputed == fresh.stored_standings(eid)
     assert len(recomputed) == 20
@@ -359,3 +359,34 @@ def test_the_store_keeps_the_log_and_the_standings_it_gives(tmp_path: Any) -> No
     with pytest.raises(EventError):
         fresh.append(eid, "undo", {"round": 1}, by="org")
     assert fresh.version(eid) == v
+
+
+def test_two_writers_of_one_event_lose_no_entry(db_url: str) -> None:
+    """Two processes' stores append to one event at once: each append is checked against the log as it is
+    when stored (the loser of a race reloads and tries again), and nothing is lost or doubled."""
+    import threading
+
+    store = Store(db_url)
+    store.migrate()
+    one, two = EventStore(store), EventStore(Store(db_url))
+    eid = one.create({"name": "Race cup", "online": False, "format": "swiss", "seed": 1}, (None, "org"))
+    errors: list[BaseException] = []
+
+    def register(events: EventStore, prefix: str) -> None:
+        try:
+            for i in range(15):
+                events.append(
+                    eid, "add_pair", {"name": f"{prefix}{i}", "players": [f"{prefix}x{i}", f"{prefix}y{i}"]}, by=prefix
+                )
+        except BaseException as exc:  # (reported below)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=register, args=(s, p)) for s, p in ((one, "a"), (two, "b"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    event = EventStore(Store(db_url)).load(eid)
+    assert event.version == 31 and len(event.pairs) == 30
+    assert sorted(p.id for p in event.pairs.values()) == list(range(1, 31))
