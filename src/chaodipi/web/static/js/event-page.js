@@ -2,7 +2,7 @@
 // (table, the two pairs, Play / Watch for an online table, the result, why the pairing was made), the earlier
 // rounds folded away, the standings. It asks the server every 3 s and draws the page again only when the
 // event's "version" changed, keeping the scroll position and which sections are open.
-import { t, onLangChange } from './i18n.js';
+import { t, getLang, onLangChange } from './i18n.js';
 import * as api from './api.js';
 import { el } from './dom.js';
 import {
@@ -46,6 +46,38 @@ function scoreEl(pairing) {
 }
 
 /** One pairing as a card. opts.round: its round; opts.actions: extra buttons (the organiser's). */
+// Why a pairing was made: the server words it in English (chaodipi.tournament.pairing); a Chinese page reads it
+// in Chinese, part by part (the parts are joined by "; "); a part not known here stays as it came.
+const WHY_ZH = [
+  [/^round 1: drawn$/, () => '第1轮：抽签'],
+  [/^drawn at random in session (\d+)$/, (m) => `第${m[1]}场次随机抽签`],
+  [/^seeded draw in session (\d+): seed (\d+) v seed (\d+)$/, (m) => `第${m[1]}场次按种子：${m[2]}号种子对${m[3]}号种子`],
+  [/^bye: fewest byes so far \((\d+)\), the highest seed among them$/, (m) => `轮空：轮空最少（${m[1]}次）中种子最高的组合`],
+  [/^bye: fewest byes so far \((\d+)\), drawn among them$/, (m) => `轮空：轮空最少（${m[1]}次）的组合中抽签`],
+  [/^bye: lowest-ranked pair without a bye$/, () => '轮空：未轮空过的组合中排名最低'],
+  [/^bye: lowest-ranked pair with the fewest byes \((\d+)\)$/, (m) => `轮空：轮空最少（${m[1]}次）的组合中排名最低`],
+  [/^bye: drawn among the lowest-ranked pairs without a bye$/, () => '轮空：未轮空过的组合中排名最低者抽签'],
+  [/^bye: drawn among the lowest-ranked pairs with the fewest byes$/, () => '轮空：轮空最少的组合中排名最低者抽签'],
+  [/^forbidden pairing(?: \((.*)\))?: no pairing avoided it$/, (m) => `禁止的对阵${m[1] ? '（' + m[1] + '）' : ''}：无法避免`],
+  [/^rematch \(met (once|twice|(\d+) times) before\): no pairing avoided it$/, (m) => `重复对阵（此前已相遇${m[1] === 'once' ? 1 : m[1] === 'twice' ? 2 : m[2]}次）：无法避免`],
+  [/^equal points \((-?\d+)\)$/, (m) => `同分（${m[1]}分）`],
+  [/^points (-?\d+) v (-?\d+): no other pair on (-?\d+)$/, (m) => `${m[1]}分对${m[2]}分：没有其他${m[3]}分的组合`],
+  [/^points (-?\d+) v (-?\d+): pair \d+ already met (?:the other pair|every other pair) on (-?\d+)$/, (m) => `${m[1]}分对${m[2]}分：已与其他${m[3]}分的组合交过手`],
+  [/^points (-?\d+) v (-?\d+): no pair on (-?\d+) left to meet$/, (m) => `${m[1]}分对${m[2]}分：没有可对阵的${m[3]}分组合`],
+];
+
+/** A pairing's reason in the page's language. */
+export function whyText(why) {
+  if (getLang() !== 'zh') return why;
+  return why.split('; ').map((part) => {
+    for (const [re, say] of WHY_ZH) {
+      const m = part.match(re);
+      if (m) return say(m);
+    }
+    return part;
+  }).join('；');
+}
+
 /** Whether a round was played in several sessions (场次): only then do its cards name their session. */
 export function severalSessions(r) {
   return new Set((r.pairings || []).map((p) => p.session)).size > 1;
@@ -97,7 +129,7 @@ export function pairingCard(event, round, pairing, opts = {}) {
   if (pairing.penalties && pairing.penalties.length) foot.appendChild(el('span', { class: 'tag flag-tag', text: t('ev.penaltiesN', { n: pairing.penalties.length }) }));
   if (opts.actions) foot.appendChild(opts.actions);
   if (foot.childNodes.length) body.appendChild(foot);
-  if (pairing.why) body.appendChild(el('p', { class: 'ev-why', testid: 'pairing-why', text: pairing.why }));
+  if (pairing.why) body.appendChild(el('p', { class: 'ev-why', testid: 'pairing-why', text: whyText(pairing.why) }));
   card.appendChild(body);
   return card;
 }
