@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from chaodipi.levels import Progress
 from chaodipi.server.store import Store
-from chaodipi.tournament.event import MARGIN_CAP, Event, EventError, GameResult, level_value
+from chaodipi.tournament.event import MARGIN_CAP, Event, EventError, GameResult
 from chaodipi.tournament.store import EventStore
 
 LEVELS = ["2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"]
@@ -64,9 +64,9 @@ def run_event(ev: Event, seed: int = 1) -> None:
 
 
 def test_level_margin_counts_circles_as_13_levels_a_flag_above_a_and_is_capped_at_12() -> None:
-    assert level_value(Progress.parse("A")) - level_value(Progress.parse("9")) == 5
-    assert level_value(Progress.parse("flag")) == level_value(Progress.parse("A")) + 1
-    assert level_value(Progress.parse("3", 2)) == 14
+    assert Progress.parse("A").climbed - Progress.parse("9").climbed == 5
+    assert Progress.parse("flag").climbed == Progress.parse("A").climbed + 1
+    assert Progress.parse("3", 2).climbed == 14
     g = GameResult(0, (Progress.parse("A", 2), Progress.parse("2")))
     assert g.margin() == MARGIN_CAP
     assert GameResult(1, (Progress.parse("9"), Progress.parse("A"))).margin() == 5

@@ -42,11 +42,6 @@ def team_of(seat: int) -> int:
     return TEAMS[seat]
 
 
-def _progress_key(p: Progress) -> tuple[int, int, int]:
-    """How far a side has climbed (RULES §11): circle, then level; a side at flag (past A) above every level."""
-    return (1, 0, 0) if p.level is None else (0, p.circle, int(p.level))
-
-
 def side_ahead(
     progress: Sequence[Progress],
     *,
@@ -62,7 +57,8 @@ def side_ahead(
     the team that holds the table (``holder``: the dealer side of the hand now or last played); if no
     dealer was ever known, ``fallback``.
 
-    Decision: a flag side counts above every level whatever its circle (it passed A in the last circle).
+    Sides are compared by :attr:`Progress.climbed <chaodipi.levels.Progress.climbed>` (a flag side is at flag only
+    in the last circle, past its A).
     Decision: with no dealer ever known (only redeals, or no hand), :class:`Game` gives as ``fallback``
     the team of the seat dealt the first card of the last hand (a seat drawn at random, RULES §9.1),
     and team 0 when no hand was dealt at all.
@@ -81,7 +77,7 @@ def side_ahead(
     >>> side_ahead([Progress(1, Rank.TWO), Progress(1, Rank.TWO)], fallback=1)
     1
     """
-    a, b = _progress_key(progress[0]), _progress_key(progress[1])
+    a, b = progress[0].climbed, progress[1].climbed
     if a != b:
         return 0 if a > b else 1
     for team in (last_winner, holder):

@@ -118,6 +118,18 @@ class Progress:
         return cls.parse(obj["level"], obj.get("circle", 1))
 
     @property
+    def climbed(self) -> int:
+        """How many levels the side has climbed from level 2 of circle 1: a circle counts 13 levels, a side at
+        ``flag`` one level above A (RULES §14.2's side ahead and §14.3's level margin compare sides by it).
+
+        >>> Progress.parse("2").climbed, Progress.parse("A").climbed, Progress.parse("flag").climbed
+        (0, 12, 13)
+        >>> Progress.parse("5", 2).climbed
+        16
+        """
+        return (self.circle - 1) * 13 + (13 if self.level is None else int(self.level) - 2)
+
+    @property
     def is_flag(self) -> bool:
         """Whether the side is at ``flag`` (past A, yet to win its flag hand)."""
         return self.level is None

@@ -59,7 +59,6 @@ __all__ = [
     "Player",
     "Round",
     "Standing",
-    "level_value",
 ]
 
 #: A game's level margin is capped at this many levels (RULES §14.3).
@@ -83,19 +82,6 @@ class Format(StrEnum):
     KNOCKOUT = "knockout"  # 淘汰赛: the loser is out
     SWISS = "swiss"  # 瑞士制: every pair plays every round
     CITY = "city"  # seed 001's plan: knockout in sessions until ``swiss_from`` pairs remain, then Swiss
-
-
-def level_value(p: Progress, circle_levels: int = 13) -> int:
-    """A side's progress in levels from level 2 of circle 1 (RULES §14.3: circles count 13 levels each,
-    a flag hand one level above A).
-
-    >>> level_value(Progress.parse("2")), level_value(Progress.parse("A")), level_value(Progress.parse("flag"))
-    (0, 12, 13)
-    >>> level_value(Progress.parse("5", 2))
-    16
-    """
-    level = 13 if p.level is None else int(p.level) - 2
-    return (p.circle - 1) * circle_levels + level
 
 
 def _now() -> str:
@@ -289,7 +275,7 @@ class GameResult:
         """The winner's level margin (RULES §14.3), after levels deducted by penalties (never below level 2)."""
         if self.progress is None:
             return 0
-        a, b = (max(0, level_value(p) - off) for p, off in zip(self.progress, levels_off, strict=True))
+        a, b = (max(0, p.climbed - off) for p, off in zip(self.progress, levels_off, strict=True))
         won, lost = (a, b) if self.winner == 0 else (b, a)
         return max(0, min(MARGIN_CAP, won - lost))
 
