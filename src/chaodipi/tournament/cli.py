@@ -110,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from chaodipi.tournament.web import csv_pairings, csv_standings, parse_pairs_csv
+    from chaodipi.server.accounts import Accounts
+    from chaodipi.tournament.web import checked_pairs, csv_pairings, csv_standings
 
     console = Console(file=sys.stdout, highlight=False, width=None if sys.stdout.isatty() else 120)
     store = _store(args)
@@ -145,14 +146,7 @@ def run(args: argparse.Namespace) -> int:
         )
         console.print(f"pair {max(event.pairs)} registered: {event.pairs[max(event.pairs)].name}")
     elif cmd == "import":
-        pairs = parse_pairs_csv(Path(args.file).read_text(encoding="utf-8"))
-        trial = Event.replay(event.log)
-        for n, pair in enumerate(pairs, 1):
-            try:
-                pair["players"] = [_player(p, store, event.opts.online) for p in pair["players"]]
-                trial.apply("add_pair", pair, by=by)
-            except EventError as exc:
-                raise EventError(f"CSV pair {n}: {exc}") from None
+        pairs = checked_pairs(event, Path(args.file).read_text(encoding="utf-8"), Accounts(store.engine), by)
         for pair in pairs:
             event = store.append(args.event, "add_pair", pair, by=by)
         console.print(f"{len(pairs)} pairs registered ({len(event.pairs)} in all)")

@@ -28,7 +28,7 @@ from chaodipi.tournament.event import PENALTIES, PENALTY_FIELDS, Event, EventErr
 from chaodipi.tournament.service import EventService
 from chaodipi.tournament.store import UnknownEventError
 
-__all__ = ["ROUTES", "csv_pairings", "csv_standings", "parse_pairs_csv", "player_of"]
+__all__ = ["ROUTES", "checked_pairs", "csv_pairings", "csv_standings", "parse_pairs_csv", "player_of"]
 
 MAX_EVENT_BODY = 64 * 1024  # a CSV of a few hundred pairs
 MAX_REFEREE_BODY = 16 * 1024
@@ -129,10 +129,8 @@ async def get_event(request: Request) -> Response:
     """``GET /api/events/{id}``: the event's pairs, rounds, results, penalties and standings."""
     event_id = _event_id(request)
     service = _service(request)
-    account = await account_of(request)
-    name = None if account is None else account[1]
     event, _ = await service.server.db_call(service.events.shown, event_id, staff=False)
-    you = {"organiser": name == event.organiser, "referee": name is not None and name in event.referees}
+    you = await _viewer(request, event)
     if you["organiser"] or you["referee"]:
         event, body = await service.server.db_call(service.events.shown, event_id, staff=True)
     else:
@@ -273,6 +271,21 @@ def parse_pairs_csv(text: str) -> list[dict[str, Any]]:
     return out
 
 
+def checked_pairs(event: Event, text: str, accounts: Accounts | None, by: str) -> list[dict[str, Any]]:
+    """The ``add_pair`` entries of a CSV of pairs (:func:`parse_pairs_csv`), players looked up
+    (:func:`player_of`), each checked against the event as the ones before it leave it: all of them, or
+    :class:`EventError` naming the first refused; blocking (account lookups)."""
+    pairs = parse_pairs_csv(text)
+    trial = Event.replay(event.log)
+    for n, pair in enumerate(pairs, 1):
+        try:
+            pair["players"] = [player_of(p, accounts, online=event.opts.online) for p in pair["players"]]
+            trial.apply("add_pair", pair, by=by)
+        except EventError as exc:
+            raise EventError(f"CSV pair {n}: {exc}") from None
+    return pairs
+
+
 def _accounts(request: Request) -> Accounts | None:
     return getattr(request.app.state, "accounts", None)
 
@@ -313,18 +326,8 @@ async def import_pairs(request: Request) -> Response:
     text = body.get("csv")
     if not isinstance(text, str):
         raise EventError("'csv' is the CSV text")
-    pairs = parse_pairs_csv(text)
     service = _service(request)
-    accounts = _accounts(request)
-    trial = Event.replay(event.log)  # every pair is checked before any is stored
-    for n, pair in enumerate(pairs, 1):
-        try:
-            pair["players"] = [
-                await service.server.db_call(player_of, p, accounts, online=event.opts.online) for p in pair["players"]
-            ]
-            trial.apply("add_pair", pair, by=who[1])
-        except EventError as exc:
-            raise EventError(f"CSV pair {n}: {exc}") from None
+    pairs = await service.server.db_call(checked_pairs, event, text, _accounts(request), who[1])
     for pair in pairs:
         event = await _append(request, event_id, who[1], "add_pair", pair)
     return JSONResponse({"added": len(pairs), "version": event.version})
