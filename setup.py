@@ -22,6 +22,7 @@ from setuptools import setup
 #   once per hand, not in the hot loops, so it stays pure Python.
 ENGINE = [
     "cards",
+    "masks",
     "phrases",
     "trump",
     "units",

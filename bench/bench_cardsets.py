@@ -19,57 +19,39 @@ from typing import NamedTuple
 from chaodipi.cards import Card, Suit, shuffled_deck
 from chaodipi.hand import Hand
 from chaodipi.log import Event, EventKind
+from chaodipi.masks import CardMasks, holds, masks_of, size, without
 from chaodipi.units import count_cards
 
-Masks = tuple[int, int]
 
-
-def masks(cards: Sequence[Card]) -> Masks:
-    """The cards as (held at least once, held twice) bit masks by card index."""
-    one = two = 0
-    for c in cards:
-        bit = 1 << c.index
-        if one & bit:
-            two |= bit
-        else:
-            one |= bit
-    return one, two
-
-
-def holds_and_rest(m: Masks, cards: Sequence[Card]) -> Masks | None:
-    """The masks without ``cards``, or None when they are not all held (Hand._holds' question)."""
-    one, two = m
-    for c in cards:
-        bit = 1 << c.index
-        if two & bit:
-            two ^= bit
-        elif one & bit:
-            one ^= bit
-        else:
-            return None
-    return one, two
+def holds_and_rest(m: CardMasks, cards: Sequence[Card]) -> CardMasks | None:
+    """The masks without ``cards``, or None when they are not all held (Hand._holds' question), as the engine
+    asks it since issue 24 (:mod:`chaodipi.masks`)."""
+    p = masks_of(cards)
+    if len(cards) != size(*p) or not holds(*m, *p):
+        return None
+    return without(*m, *p)
 
 
 def main() -> None:
     rng = random.Random(1)
     hands = [shuffled_deck(rng)[:25] for _ in range(500)]
     plays = [rng.sample(h, 2) for h in hands]
-    held = [masks(h) for h in hands]
+    held = [masks_of(h) for h in hands]
     hearts = sum(1 << c.index for c in Card.ALL if c.suit is Suit.HEARTS)
 
     def per_call(f: Callable[[], object]) -> float:
         return min(timeit.repeat(f, number=20, repeat=5)) / (20 * len(hands)) * 1e6
 
     pairs_of = list(zip(hands, plays, strict=True))
-    masks_of = list(zip(held, plays, strict=True))
+    held_plays = list(zip(held, plays, strict=True))
     rows = [
         ("holds two cards, and the rest: list", lambda: [Hand._holds(h, p) for h, p in pairs_of]),
         (
             "holds two cards, and the rest: masks",
-            lambda: [holds_and_rest(m, p) for m, p in masks_of],
+            lambda: [holds_and_rest(m, p) for m, p in held_plays],
         ),
         ("count a hand: dict (count_cards)", lambda: [count_cards(h) for h in hands]),
-        ("count a hand: masks (made from the list)", lambda: [masks(h) for h in hands]),
+        ("count a hand: masks (made from the list)", lambda: [masks_of(h) for h in hands]),
         ("one suit's cards: list", lambda: [[c for c in h if c.suit is Suit.HEARTS] for h in hands]),
         ("one suit's cards: masks", lambda: [(m[0] & hearts, m[1] & hearts) for m in held]),
         ("pairs: dict", lambda: [[c for c, n in count_cards(h).items() if n == 2] for h in hands]),

@@ -71,6 +71,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from functools import lru_cache
 from typing import ClassVar
 
 from chaodipi.bidding import (
@@ -99,6 +100,7 @@ from chaodipi.log import (
     TrumpSet,
     checked_seat,
 )
+from chaodipi.masks import cards_of, holds, masks_of, without
 from chaodipi.observe import KITTY_SIZE, SeatViews
 from chaodipi.outcome import RED5_PENALTY, Escape, HandResult, hand_result, penalty_words
 from chaodipi.phrases import say
@@ -183,6 +185,12 @@ def _passes(check: Callable[..., object], *args: object) -> bool:
     except IllegalActionError:
         return False
     return True
+
+
+@lru_cache(maxsize=16)
+def _bid_card_mask(level: Rank) -> int:
+    """The bits of the cards a bid is made of at ``level``: the level cards, the jokers and 5h (RULES §9.2)."""
+    return sum(1 << c.index for c in Card.ALL if c.rank == level or c.suit is None or c is FIVE_HEARTS)
 
 
 def _named(choose: str | None) -> Named | None:
@@ -393,7 +401,13 @@ class Hand(SeatViews):
         self.verify_deal_card()
         seat = (self.first_seat + self.dealt) % 4
         card = self.deck[self.dealt]
-        self.hands[seat].append(card)
+        held = self.hands[seat]
+        held.append(card)
+        kept = self._held[seat]
+        if kept is not None and kept[0] is held and kept[1] == len(held) - 1:  # (the seat's masks, one card more)
+            ones, twos = kept[2]
+            b = 1 << card.index
+            self._held[seat] = (held, len(held), (ones, twos | b) if ones & b else (ones | b, twos))
         if card.rank == self.level or card.suit is None or card is FIVE_HEARTS:
             self._bid_cards[seat] += 1
         self.dealt += 1
@@ -422,13 +436,21 @@ class Hand(SeatViews):
         self._verify_bid(player, cards, choose, None)
         return player
 
-    def _verify_bid(self, player: int, cards: Sequence[Card], choose: str | None, held: Sequence[Card] | None) -> None:
-        """:meth:`verify_bid`, with ``held`` the cards the player would hold when bidding (None: now)."""
+    def _verify_bid(
+        self, player: int, cards: Sequence[Card], choose: str | None, held: Sequence[Card] | None, *, own: bool = False
+    ) -> None:
+        """:meth:`verify_bid`, with ``held`` the cards the player would hold when bidding (None: now); ``own``: the
+        cards are known to be held (the hand's own candidates)."""
         if self.bidding is None:
             raise IllegalActionError(say("bid.flag"))
         if self.phase not in (Phase.DEAL, Phase.COUNTDOWN):
             raise IllegalActionError(say("bid.phase", phase=self.phase.value))
-        if self._holds(self.hands[player] if held is None else held, cards) is None:
+        if own:
+            pass
+        elif held is None:
+            if not self._holds_masks(player, cards):
+                raise IllegalActionError(say("not_held", player=player, cards=tuple(cards)))
+        elif self._holds(held, cards) is None:
             raise IllegalActionError(say("not_held", player=player, cards=tuple(cards)))
         bid = self._make_bid(player, cards, choose)
         if self.dark:
@@ -511,18 +533,22 @@ class Hand(SeatViews):
     def _possible_bids_now(self, player: int) -> list[BidOption]:
         if self.phase not in (Phase.DEAL, Phase.COUNTDOWN) or self.bidding is None:
             return []
-        return [BidOption(*b) for b in self._candidate_bids(player) if self.can_bid(player, *b)]
+        out: list[BidOption] = []
+        for cards, choose in self._candidate_bids(player):
+            try:
+                self._verify_bid(player, cards, choose, None, own=True)
+            except IllegalActionError:
+                continue
+            out.append(BidOption(cards, choose))
+        return out
 
     def _candidate_bids(self, player: int) -> list[tuple[tuple[Card, ...], str | None]]:
-        hand = self.hands[player]
+        """The bids the cards held make (level cards, jokers, 5h: each card's single and pair), by card index."""
         level = self.bidding.level if self.bidding else Rank.TWO
         out: list[tuple[tuple[Card, ...], str | None]] = []
-        seen: set[Card] = set()
-        for c in hand:
-            if c in seen:
-                continue
-            seen.add(c)
-            n = hand.count(c)
+        ones, twos = self.held_masks(player)
+        for c in cards_of(ones & _bid_card_mask(level)):
+            n = 2 if twos >> c.index & 1 else 1
             if c is FIVE_HEARTS:
                 if n == 2:
                     out.extend(((c, c), ch) for ch in ("s", "h", "c", "d", "nt"))
@@ -814,7 +840,9 @@ class Hand(SeatViews):
         One rule per decision: the policy that chooses the follow, the check of the follow and the
         play itself share it (a rule only reads the hand it was made from).
         """
-        player = checked_seat(player)
+        return self._follow_rule(checked_seat(player))
+
+    def _follow_rule(self, player: int) -> FollowRule | None:
         if not self.current:
             return None
         held = self.hands[player]
@@ -827,11 +855,13 @@ class Hand(SeatViews):
 
     def _follow_rule_now(self, player: int) -> FollowRule:
         assert self.lead_format is not None
-        return FollowRule(self.lead_format, self.hands[player], self.trump_order)
+        return FollowRule(self.lead_format, self.hands[player], self.trump_order, self.held_masks(player))
 
     def verify_play(self, player: object, cards: Sequence[Card]) -> int:
         """Raise unless ``player`` may play ``cards`` now. A throw that will fail is allowed (RULES §5.2)."""
-        player = checked_seat(player)
+        return self._verify_play(checked_seat(player), cards)
+
+    def _verify_play(self, player: int, cards: Sequence[Card]) -> int:
         if self.phase != Phase.PLAY:
             raise IllegalActionError(say("play.phase", phase=self.phase.value))
         turn = self.to_act()
@@ -839,22 +869,29 @@ class Hand(SeatViews):
             raise IllegalActionError(say("play.turn", turn=turn, player=player))
         if not cards:
             raise IllegalActionError(say("play.empty"))
-        if not self.current:
-            self._verify_lead(player, cards, self.hands[player])
-            return player
-        if self._holds(self.hands[player], cards) is None:
+        if not self._holds_masks(player, cards):
             raise IllegalActionError(say("not_held", player=player, cards=tuple(cards)))
-        rule = self.follow_rule(player)
+        if not self.current:
+            self._verify_lead(player, cards, None)
+            return player
+        rule = self._follow_rule(player)
         assert rule is not None
         reason = rule.check(cards)
         if reason is not None:
             raise IllegalActionError(reason)
         return player
 
-    def _verify_lead(self, player: int, cards: Sequence[Card], held: Sequence[Card]) -> None:
+    def _holds_masks(self, player: int, cards: Sequence[Card]) -> bool:
+        """Whether ``player`` holds ``cards`` (copies counted), read from the seat's masks."""
+        ones, twos = self.held_masks(player)
+        p1, p2 = masks_of(cards)
+        return len(cards) == p1.bit_count() + p2.bit_count() and holds(ones, twos, p1, p2)
+
+    def _verify_lead(self, player: int, cards: Sequence[Card], held: Sequence[Card] | None) -> None:
+        """Raise unless ``cards`` make a lead (``held``: the cards to hold them in; None: checked already)."""
         if not cards:
             raise IllegalActionError(say("play.empty"))
-        if self._holds(held, cards) is None:
+        if held is not None and self._holds(held, cards) is None:
             raise IllegalActionError(say("not_held", player=player, cards=tuple(cards)))
         try:
             decompose(cards, self.trump_order, lead=True)
@@ -892,8 +929,8 @@ class Hand(SeatViews):
         """Make the play (checked already); ``action``: the play's record when the caller has it."""
         assert self.dealer is not None
         cards = tuple(cards)
-        rule = self.follow_rule(player) if self.current and self.rules.red5_bonus and FIVE_HEARTS in cards else None
-        self._record(action if action is not None else Action.made(ActionKind.PLAY, player, cards))
+        rule = self._follow_rule(player) if self.current and self.rules.red5_bonus and FIVE_HEARTS in cards else None
+        self.log.append(action if action is not None else Action.made(ActionKind.PLAY, player, cards))
         if not self.current:
             others = [self.hands[(player + k) % 4] for k in (1, 2, 3)]
             res = check_throw(cards, others, self.trump_order)
@@ -923,7 +960,7 @@ class Hand(SeatViews):
                 self._record(Event(EventKind.FORCED_RED5, player, (FIVE_HEARTS,) * forced, delta, "逼红5"))
         rest = self._holds(self.hands[player], cards)
         assert rest is not None
-        self.hands[player] = rest
+        self._set_held(player, rest, without(*self.held_masks(player), *masks_of(cards)))
         self.current.append((player, cards))
         if self.trick is None:
             assert self.lead_format is not None
@@ -931,7 +968,7 @@ class Hand(SeatViews):
         else:
             self.trick.add(cards)
         ev = Event(EventKind.PLAYED, player, cards)
-        self._record(ev)
+        self.log.append(ev)
         if len(self.current) == 4:
             self._finish_trick()
         return ev
@@ -1102,7 +1139,7 @@ class Hand(SeatViews):
             return None
         player = checked_seat(action.player)  # (every kind but close has its seat: Action checks it)
         if kind is ActionKind.PLAY and self.phase is Phase.PLAY:  # (most actions are plays)
-            self.verify_play(player, action.cards)
+            self._verify_play(player, action.cards)
         elif kind is ActionKind.BID:
             target = self.dealt if action.at is None else action.at
             if not self.dealt <= target <= self.deal_size or (target > self.dealt and self.phase != Phase.DEAL):

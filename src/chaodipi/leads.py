@@ -14,8 +14,9 @@ from collections.abc import Iterator, Sequence
 from typing import cast
 
 from chaodipi.cards import Card, Rank, Suit
+from chaodipi.masks import CardMasks, masks_of
 from chaodipi.trump import EFFECTIVE_SUITS, TrumpOrder
-from chaodipi.units import Unit, UnitKind, ftk_suits, pair_runs
+from chaodipi.units import Unit, UnitKind, ftk_suits, pair_runs_of
 
 __all__ = ["LeadChoices", "unit_leads"]
 
@@ -43,52 +44,49 @@ class LeadChoices:
     (9, '5c Tc Kc', ['5c Tc Kc', 'Kc', 'Tc', '5c'])
     """
 
-    __slots__ = ("_built", "_counts", "_ftks", "_hand", "_runs", "_sizes", "_suits", "_trump_order")
+    __slots__ = ("_built", "_counts", "_masks", "_ones", "_runs", "_sizes", "_suits", "_trump_order", "_twos")
 
-    def __init__(self, hand: Sequence[Card], trump_order: TrumpOrder) -> None:
-        self._hand = hand
+    def __init__(self, hand: Sequence[Card], trump_order: TrumpOrder, masks: CardMasks | None = None) -> None:
         self._trump_order = trump_order
-        effective = trump_order.effective
-        by_suit: dict[str, dict[Card, int]] = {}
-        for c in hand:  # one pass: each effective suit's cards, counted
-            e = effective[c.index]
-            counts = by_suit.get(e)
-            if counts is None:
-                by_suit[e] = {c: 1}
-            else:
-                counts[c] = counts.get(c, 0) + 1
-        self._suits = [suit for suit in EFFECTIVE_SUITS if suit in by_suit]
-        self._counts = by_suit
+        ones, twos = masks if masks is not None else masks_of(hand)  # (the hand as bit masks: chaodipi.masks)
+        self._ones, self._twos = ones, twos
+        self._masks: dict[str, CardMasks] = {}
+        self._counts: dict[str, dict[Card, int]] | None = None
         self._runs: dict[str, list[list[tuple[Card, int]]]] = {}
+        self._suits: list[str] = []
         self._sizes: list[int] = []
         self._built: dict[str, list[Unit]] = {}
-        self._ftks: dict[str, list[list[int]]] = {}
         ftk_pair = trump_order.rules.ftk_pair
-        for suit in self._suits:
-            counts = by_suit[suit]
-            pairs = [c for c, n in counts.items() if n >= 2]
-            size = len(pairs) + len(counts)  # the pairs and the singles
-            if len(pairs) >= 2:
-                runs = [r for r in pair_runs(pairs, trump_order, suit) if len(r) >= 2]
+        suit_mask = trump_order.suit_mask
+        for suit in EFFECTIVE_SUITS:
+            s1 = ones & suit_mask[suit]
+            if not s1:
+                continue
+            s2 = twos & s1
+            self._suits.append(suit)
+            self._masks[suit] = (s1, s2)
+            pairs = s2.bit_count()
+            size = pairs + s1.bit_count()  # the pairs and the singles
+            if pairs >= 2:
+                runs = [r for r in pair_runs_of(s2, trump_order, suit) if len(r) >= 2]
                 self._runs[suit] = runs
                 size += sum(len(r) * (len(r) - 1) // 2 for r in runs)  # a run of n pairs: n-1 + n-2 + ... + 1
-            holdings = self._ftks[suit] = self._ftk_holdings(suit)
-            for have in holdings:
-                size += (ftk_pair and min(have) >= 2) + (min(have) >= 1)
+            for x in ftk_suits(trump_order, suit, lead=True):  # (an FTK of the suit: its 5, 10 and K all held)
+                trio = _FTK_MASKS[x]
+                if ones & trio == trio:
+                    size += 1 + (ftk_pair and twos & trio == trio)
             self._sizes.append(size)
 
-    def _ftk_holdings(self, suit: str) -> list[list[int]]:
-        """For each FTK of ``suit`` (RULES §4.2), how many of its 5, 10 and K the hand holds."""
-        effective, counts = self._trump_order.effective, self._counts[suit]
-        out = []
-        for x in ftk_suits(self._trump_order, suit, lead=True):
-            trio = _FTK_TRIOS[x]
-            out.append([counts.get(c, 0) if effective[c.index] == suit else self._hand.count(c) for c in trio])
-        return out
-
     def suit_counts(self) -> dict[str, dict[Card, int]]:
-        """The hand's cards counted, by effective suit (read it, do not change it)."""
-        return self._counts
+        """The hand's cards counted, by effective suit, strongest first (read it, do not change it)."""
+        counts = self._counts
+        if counts is None:
+            counts = self._counts = {}
+            ranked = self._trump_order.ranked
+            for suit in self._suits:
+                s1, s2 = self._masks[suit]
+                counts[suit] = {c: 2 if s2 & b else 1 for b, c in ranked[suit] if s1 & b}
+        return counts
 
     def __len__(self) -> int:
         return sum(self._sizes)
@@ -114,9 +112,10 @@ class LeadChoices:
         if built is not None:
             return built
         out: list[Unit] = []
-        counts = self._counts.get(suit)
-        if counts is None:
+        held = self._masks.get(suit)
+        if held is None:
             return out
+        s1, s2 = held
         trump_order = self._trump_order
         for run in sorted(self._runs.get(suit, ()), key=lambda r: -r[-1][1]):
             for length in range(len(run), 1, -1):
@@ -125,23 +124,24 @@ class LeadChoices:
                     tcards = tuple(c for c, _ in reversed(seg) for _ in range(2))
                     out.append(Unit(UnitKind.TRACTOR, tcards, suit, seg[-1][1]))
         ftk_pair = trump_order.rules.ftk_pair
-        for x, have in zip(ftk_suits(trump_order, suit, lead=True), self._ftks[suit], strict=True):
-            trio = _FTK_TRIOS[x]
-            if ftk_pair and min(have) >= 2:
+        ones, twos = self._ones, self._twos  # (the whole hand: a 5h led as a heart is a trump, RULES §4.2)
+        for x in ftk_suits(trump_order, suit, lead=True):
+            trio, trio_mask = _FTK_TRIOS[x], _FTK_MASKS[x]
+            if ftk_pair and twos & trio_mask == trio_mask:
                 out.append(Unit(UnitKind.FTK_PAIR, tuple(c for c in trio for _ in range(2)), suit, 0))
-            if min(have) >= 1:
+            if ones & trio_mask == trio_mask:
                 out.append(Unit(UnitKind.FTK, trio, suit, 0))
-        ranked = sorted(counts, key=trump_order.strength_position.__getitem__)
         singles, pairs = _simple_units(trump_order)
-        out.extend([pairs[c] for c in ranked if counts[c] >= 2])
-        out.extend([singles[c] for c in ranked])
+        ranked = trump_order.ranked[suit]  # (strongest first)
+        out.extend([pairs[c] for b, c in ranked if s2 & b])
+        out.extend([singles[c] for b, c in ranked if s1 & b])
         self._built[suit] = out
         return out
 
 
 def _simple_units(trump_order: TrumpOrder) -> list[dict[Card, Unit]]:
     """The single and the pair unit of every card, by card, made once per trump order."""
-    cache = cast(list[dict[Card, Unit]], trump_order.unit_cache)
+    cache = cast("list[dict[Card, Unit]]", trump_order.unit_cache)  # (a text: no generic alias made per call)
     if not cache:
         effective, order = trump_order.effective, trump_order.order
         cache.append({c: Unit(UnitKind.SINGLE, (c,), effective[c.index], order[c.index]) for c in Card.ALL})
@@ -153,3 +153,5 @@ def _simple_units(trump_order: TrumpOrder) -> list[dict[Card, Unit]]:
 _FTK_TRIOS: dict[Suit, tuple[Card, Card, Card]] = {
     x: (Card.of(Rank.FIVE, x), Card.of(Rank.TEN, x), Card.of(Rank.KING, x)) for x in Suit
 }
+#: The bits of each natural suit's 5, 10 and K.
+_FTK_MASKS: dict[Suit, int] = {x: sum(1 << c.index for c in trio) for x, trio in _FTK_TRIOS.items()}

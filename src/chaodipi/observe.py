@@ -32,6 +32,7 @@ from chaodipi.cards import Card, Rank, Suit
 from chaodipi.leads import LeadChoices
 from chaodipi.levels import Progress
 from chaodipi.log import Action, ActionKind, Event, EventKind, checked_seat
+from chaodipi.masks import CardMasks, masks_of
 from chaodipi.outcome import Escape, HandResult
 from chaodipi.play import FollowRule
 from chaodipi.rules import FryVisibility, RuleSet
@@ -110,7 +111,7 @@ class SeatViews:
 
     #: The attributes that keep the views' work between calls: not state.
     VIEW_CACHES: ClassVar[frozenset[str]] = frozenset(
-        {"_seen", "_seen_at", "_legal", "_sorted", "_orders", "_bid_entries_kept", "_bid_records"}
+        {"_seen", "_seen_at", "_legal", "_sorted", "_orders", "_bid_entries_kept", "_bid_records", "_held"}
     )
 
     # The hand's state that the views read (set by Hand; see there).
@@ -149,6 +150,27 @@ class SeatViews:
         self._orders: dict[Suit | str | None, TrumpOrder] = {}  # _order_known's answers (the level never changes)
         self._bid_records: list[BidRecord] = []  # bid_log, read from the log up to len(_bid_records) bids
         self._bid_entries_kept: list[tuple[tuple[int, bool, bool], tuple[BidEntry, ...]] | None] = [None] * 5
+        # each seat's cards as bit masks (held_masks), with the list and the length they were made from
+        self._held: list[tuple[list[Card], int, CardMasks] | None] = [None, None, None, None]
+
+    def held_masks(self, seat: int) -> CardMasks:
+        """``seat``'s cards as bit masks (:mod:`chaodipi.masks`), kept while ``hands[seat]`` is the same list.
+
+        The hand replaces a seat's list when cards leave it (a play, the burial) and only appends to it
+        otherwise (the deal, the kitty), so the list and its length tell whether the masks still hold.
+        """
+        cards = self.hands[seat]
+        kept = self._held[seat]
+        if kept is not None and kept[0] is cards and kept[1] == len(cards):
+            return kept[2]
+        masks = masks_of(cards)
+        self._held[seat] = (cards, len(cards), masks)
+        return masks
+
+    def _set_held(self, seat: int, cards: list[Card], masks: CardMasks) -> None:
+        """Give ``seat`` the cards ``cards``, whose masks the caller worked out."""
+        self.hands[seat] = cards
+        self._held[seat] = (cards, len(cards), masks)
 
     # -- the operations the views ask the hand about (Hand makes them) ------------------------
     def to_act(self) -> int | None:
@@ -427,7 +449,7 @@ class SeatViews:
             return Legal(fries=tuple(self.possible_fries(seat)), can_pass=True)
         rule = self._follow_rule_now(seat) if fresh and self.current else self.follow_rule(seat)
         if rule is None:
-            choices = LeadChoices(self.hands[seat], self.trump_order)
+            choices = LeadChoices(self.hands[seat], self.trump_order, self.held_masks(seat))
             leads = tuple(u.cards for u in choices)
             # a throw is any cards of one effective suit (RULES §5.1): each suit's cards, two or more, strongest first
             rank = self.trump_order.strength_position.__getitem__

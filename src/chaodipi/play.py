@@ -23,10 +23,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from chaodipi.cards import Card, Rank
+from chaodipi.masks import CardMasks, masks_of
 from chaodipi.phrases import Phrase, say
 from chaodipi.rules import ThrowFailPlay, TrumpFtkFollow
 from chaodipi.trump import EFFECTIVE_SUITS, TRUMP, TrumpOrder
-from chaodipi.units import Format, Unit, UnitKind, count_cards, decompose, ftk_suits, pair_runs
+from chaodipi.units import Format, Unit, UnitKind, count_cards, decompose, ftk_suits, pair_runs_of
 
 __all__ = [
     "FollowRule",
@@ -35,6 +36,7 @@ __all__ = [
     "check_throw",
     "tractor_match",
     "unit_beaten",
+    "unit_beaten_by",
 ]
 
 
@@ -60,9 +62,9 @@ def _best_match(runs: tuple[int, ...], leads: tuple[int, ...]) -> int:
     return best
 
 
-def _run_length_variants(pairs: Sequence[Card], trump_order: TrumpOrder, suit: str) -> list[tuple[int, ...]]:
-    """Run lengths of these pairs; when an ace could sit at both ends, one variant per end."""
-    runs = pair_runs(pairs, trump_order, suit)
+def _run_length_variants(twos: int, trump_order: TrumpOrder, suit: str) -> list[tuple[int, ...]]:
+    """Run lengths of the pairs in ``twos``; when an ace could sit at both ends, one variant per end."""
+    runs = pair_runs_of(twos, trump_order, suit)
     lengths = [len(r) for r in runs if len(r) >= 2]
     seen: dict[Card, list[int]] = {}
     for i, run in enumerate(runs):
@@ -85,9 +87,17 @@ def _run_length_variants(pairs: Sequence[Card], trump_order: TrumpOrder, suit: s
 
 def tractor_match(pairs: Sequence[Card], lead_tractors: tuple[int, ...], trump_order: TrumpOrder, suit: str) -> int:
     """``T`` of RULES §6.4: pairs placed in tractors that match the lead's tractors."""
-    if not lead_tractors or len(pairs) < 2:
+    twos = 0
+    for c in pairs:
+        twos |= 1 << c.index
+    return tractor_match_of(twos, lead_tractors, trump_order, suit)
+
+
+def tractor_match_of(twos: int, lead_tractors: tuple[int, ...], trump_order: TrumpOrder, suit: str) -> int:
+    """:func:`tractor_match` of the pairs whose bits are set in ``twos`` (:mod:`chaodipi.masks`)."""
+    if not lead_tractors or not twos & (twos - 1):  # (no tractor led, or fewer than two pairs)
         return 0
-    return max(_best_match(v, lead_tractors) for v in _run_length_variants(pairs, trump_order, suit))
+    return max(_best_match(v, lead_tractors) for v in _run_length_variants(twos, trump_order, suit))
 
 
 # -- following (RULES §6) ------------------------------------------------------------
@@ -113,46 +123,74 @@ class FollowRule:
     """What a follower owes to a lead: the check and the generator of legal follows (RULES §6).
 
     ``lead`` is the lead as played (it must be a valid lead); ``hand`` the
-    follower's whole hand before playing.
+    follower's whole hand before playing; ``masks``, if the caller keeps them, the same hand as
+    bit masks (:mod:`chaodipi.masks`), which the rule reads its questions from: how many cards of
+    the led suit, which pairs, which tractors.
     """
 
     __slots__ = (
         "_hand",
         "_hand_counts",
+        "_ones",
+        "_s1",
+        "_s2",
+        "_suit_cards",
+        "_twos",
         "best",
         "fixed",
         "k",
         "lead",
         "n",
+        "n_suit",
         "pairs_cap",
         "suit",
-        "suit_cards",
         "top_required",
         "trump_order",
     )
 
-    def __init__(self, lead: Sequence[Card] | Format, hand: Sequence[Card], trump_order: TrumpOrder) -> None:
+    def __init__(
+        self,
+        lead: Sequence[Card] | Format,
+        hand: Sequence[Card],
+        trump_order: TrumpOrder,
+        masks: CardMasks | None = None,
+    ) -> None:
         self.trump_order = trump_order
         self.lead = lead if isinstance(lead, Format) else decompose(lead, trump_order, lead=True)
         self.n = self.lead.size
-        self.suit = self.lead.suit
-        effective = trump_order.effective
+        self.suit = suit = self.lead.suit
         self._hand = tuple(hand)  # (as it was: the caller may change its list later)
+        ones, twos = masks if masks is not None else masks_of(self._hand)
+        self._ones, self._twos = ones, twos
+        mask = trump_order.suit_mask[suit]
+        s1, s2 = ones & mask, twos & mask
+        self._s1, self._s2 = s1, s2
+        self.n_suit = s1.bit_count() + s2.bit_count()
         self._hand_counts: dict[Card, int] | None = None  # (counted when first asked for)
-        self.suit_cards = [c for c in hand if effective[c.index] == self.suit]
-        self.k = min(self.n, len(self.suit_cards))
+        self._suit_cards: list[Card] | None = None  # (listed when first asked for)
+        self.k = min(self.n, self.n_suit)
         self.pairs_cap = self.lead.pair_count
         self.fixed: dict[Card, int] = {}
         self.top_required: list[int] | None = None
         self.best = (0, 0)
-        if self.k == len(self.suit_cards):
+        if self.k == self.n_suit:
             return  # the whole suit must be played: nothing to choose (RULES §6.1)
-        if self.suit == TRUMP and self.lead.has_ftk:
-            self._init_trump_ftk()
-            return
-        if self.lead.has_ftk and trump_order.rules.ftk_must_follow:
-            self.fixed = self._ftk_duty()
+        if self.lead.has_ftk:
+            if suit == TRUMP:
+                self._init_trump_ftk()
+                return
+            if trump_order.rules.ftk_must_follow:
+                self.fixed = self._ftk_duty()
         self.best = self._best_tp()
+
+    @property
+    def suit_cards(self) -> list[Card]:
+        """The follower's cards of the led suit, in the order of the hand (read it, do not change it)."""
+        cards = self._suit_cards
+        if cards is None:
+            effective, suit = self.trump_order.effective, self.suit
+            cards = self._suit_cards = [c for c in self._hand if effective[c.index] == suit]
+        return cards
 
     @property
     def hand_counts(self) -> dict[Card, int]:
@@ -198,18 +236,17 @@ class FollowRule:
         required.extend(order[c.index] for c in rest[: self.k - len(required)])
         self.top_required = sorted(required, reverse=True)
 
-    def _tp(self, counts: dict[Card, int]) -> tuple[int, int]:
-        pairs = [c for c, n in counts.items() if n >= 2]
-        t = tractor_match(pairs, self.lead.tractor_lengths, self.trump_order, self.suit)
-        return (t, min(len(pairs), self.pairs_cap))
+    def _t(self, twos: int) -> int:
+        """``T`` of RULES §6.4 for the led suit's pairs in ``twos``."""
+        return tractor_match_of(twos, self.lead.tractor_lengths, self.trump_order, self.suit)
 
     def _best_tp(self) -> tuple[int, int]:
-        counts = count_cards(self.suit_cards)
-        pairs = [c for c, n in counts.items() if n >= 2]
-        t_best = tractor_match(pairs, self.lead.tractor_lengths, self.trump_order, self.suit)
+        s2 = self._s2
+        t_best, p_best = self._t(s2), min(s2.bit_count(), self.pairs_cap)
         if not self.fixed:
-            return (t_best, min(len(pairs), self.pairs_cap))
+            return (t_best, p_best)
         # With FTK cards fixed the room left may bind: search the pair sets (rare: FTK leads only).
+        pairs = [c for b, c in self.trump_order.ranked[self.suit] if s2 & b]
         room = self.k - sum(self.fixed.values())
         cost = {c: 2 - self.fixed.get(c, 0) for c in pairs}
         free = [c for c in pairs if cost[c] == 0]
@@ -225,7 +262,7 @@ class FollowRule:
                     min(len(q), self.pairs_cap),
                 )
                 best = max(best, tp)
-                if best == (t_best, min(len(pairs), self.pairs_cap)):
+                if best == (t_best, p_best):
                     return best
         return best
 
@@ -239,36 +276,47 @@ class FollowRule:
         n = self.n
         if len(play) != n:
             return say("follow.count", n=n, played=len(play))
-        pc = count_cards(play)
-        missing = [c for c, m in pc.items() if self.hand_counts.get(c, 0) < m]
-        if missing:
-            return say("follow.not_held", cards=tuple(missing))
-        effective = self.trump_order.effective
-        suit_part = [c for c in play if effective[c.index] == self.suit]
-        if len(suit_part) != self.k:
+        p1 = p2 = over = 0
+        for c in play:
+            b = 1 << c.index
+            if p1 & b:
+                if p2 & b:
+                    over |= b  # a third copy: never held
+                p2 |= b
+            else:
+                p1 |= b
+        miss = (p1 & ~self._ones) | (p2 & ~self._twos) | over
+        if miss:
+            return say("follow.not_held", cards=tuple(c for c in dict.fromkeys(play) if miss >> c.index & 1))
+        mask = self.trump_order.suit_mask[self.suit]
+        q1, q2 = p1 & mask, p2 & mask
+        if q1.bit_count() + q2.bit_count() != self.k:
             held = tuple(self.suit_cards)
-            if self.k == len(self.suit_cards) and self.k < n:
+            played = q1.bit_count() + q2.bit_count()
+            if self.k == self.n_suit and self.k < n:
                 return say("follow.all_suit", suit=self.suit, held=len(held), cards=held)
-            return say("follow.suit", suit=self.suit, need=self.k, played=len(suit_part), held=len(held), cards=held)
-        if self.k == len(self.suit_cards):
+            return say("follow.suit", suit=self.suit, need=self.k, played=played, held=len(held), cards=held)
+        if self.k == self.n_suit:
             return None
-        sc = count_cards(suit_part)
-        fixed = tuple(c for c, m in self.fixed.items() for _ in range(m))
-        if self.top_required is not None:
+        if self.fixed or self.top_required is not None:
+            effective = self.trump_order.effective
+            suit_part = [c for c in play if effective[c.index] == self.suit]
+            sc = count_cards(suit_part)
+            fixed = tuple(c for c, m in self.fixed.items() for _ in range(m))
+            if self.top_required is not None:
+                for c, m in self.fixed.items():
+                    if sc.get(c, 0) < m:
+                        return say("follow.trump_ftk", cards=fixed)
+                got = sorted((self.trump_order.order[c.index] for c in suit_part), reverse=True)
+                if got != self.top_required:
+                    return say("follow.top_trumps", cards=self._top_cards())
+                return None
             for c, m in self.fixed.items():
                 if sc.get(c, 0) < m:
-                    return say("follow.trump_ftk", cards=fixed)
-            got = sorted((self.trump_order.order[c.index] for c in suit_part), reverse=True)
-            if got != self.top_required:
-                return say("follow.top_trumps", cards=self._top_cards())
-            return None
-        for c, m in self.fixed.items():
-            if sc.get(c, 0) < m:
-                return say("follow.ftk", suit=self.suit, cards=fixed)
-        t, p = self._tp(sc)
-        if t < self.best[0]:
+                    return say("follow.ftk", suit=self.suit, cards=fixed)
+        if self._t(q2) < self.best[0]:
             return say("follow.tractor", suit=self.suit, cards=self._pair_cards())
-        if p < self.best[1]:
+        if min(q2.bit_count(), self.pairs_cap) < self.best[1]:
             return say("follow.pairs", suit=self.suit, count=self.best[1], cards=self._pair_cards())
         return None
 
@@ -287,20 +335,18 @@ class FollowRule:
 
     def _pair_cards(self) -> tuple[Card, ...]:
         """The pairs the follower holds in the led suit, highest first (each card twice)."""
-        order = self.trump_order.order
-        counts = count_cards(self.suit_cards)
-        pairs = sorted((c for c, m in counts.items() if m >= 2), key=lambda c: -order[c.index])
-        return tuple(c for c in pairs for _ in (0, 1))
+        s2 = self._s2
+        return tuple(c for b, c in self.trump_order.ranked[self.suit] if s2 & b for _ in (0, 1))
 
     # -- the generator --------------------------------------------------------------
     def suit_parts(self) -> Iterator[tuple[Card, ...]]:
         """Every legal choice of the cards of the led suit (as distinct multisets)."""
-        order = self.trump_order.order
-        counts = count_cards(self.suit_cards)
-        if self.k == len(self.suit_cards):
+        if self.k == self.n_suit:
             yield tuple(self.suit_cards)
             return
         if self.top_required is not None:
+            order = self.trump_order.order
+            counts = count_cards(self.suit_cards)
             fixed: list[Card] = [c for c, m in self.fixed.items() for _ in range(m)]
             rest = dict(counts)
             for c in fixed:
@@ -322,27 +368,35 @@ class FollowRule:
                 yield tuple(fixed) + tuple(c for part in combo for c in part)
             return
         fixed_counts = self.fixed
-        pairs = sorted((c for c, m in counts.items() if m >= 2), key=lambda c: -order[c.index])
+        ranked = self.trump_order.ranked[self.suit]  # (strongest first, with each card's bit)
+        s1, s2 = self._s1, self._s2
+        pairs = [(b, c) for b, c in ranked if s2 & b]
+        t_best, p_best = self.best
+        tractors = bool(self.lead.tractor_lengths)
+        k = self.k
         for size in range(len(pairs), -1, -1):
-            if 2 * size > self.k:
+            if 2 * size > k:
                 continue
-            if min(size, self.pairs_cap) < self.best[1]:
+            if min(size, self.pairs_cap) < p_best:
                 break
             for q in itertools.combinations(pairs, size):
-                if (
-                    tractor_match(q, self.lead.tractor_lengths, self.trump_order, self.suit),
-                    min(size, self.pairs_cap),
-                ) != self.best:
+                chosen = 0
+                for b, _ in q:
+                    chosen |= b
+                if (self._t(chosen) if tractors else 0) != t_best:
                     continue
-                qset = set(q)
-                must = [c for c, m in fixed_counts.items() if c not in qset for _ in range(m)]
-                if any(fixed_counts.get(c, 0) >= 2 and c not in qset for c in fixed_counts):
-                    continue
-                left = self.k - 2 * size - len(must)
+                must: list[Card] = []
+                if fixed_counts:
+                    if any(m >= 2 and not chosen >> c.index & 1 for c, m in fixed_counts.items()):
+                        continue
+                    must = [c for c, m in fixed_counts.items() if not chosen >> c.index & 1 for _ in range(m)]
+                    for c in must:
+                        chosen |= 1 << c.index
+                left = k - 2 * size - len(must)
                 if left < 0:
                     continue
-                singles = sorted((c for c in counts if c not in qset and c not in must), key=lambda c: -order[c.index])
-                base = tuple(c for c in q for _ in range(2)) + tuple(must)
+                singles = [c for b, c in ranked if s1 & b and not chosen & b]
+                base = tuple(c for _, c in q for _ in range(2)) + tuple(must)
                 for extra in itertools.combinations(singles, left):
                     yield base + extra
 
@@ -402,18 +456,28 @@ class ThrowResult:
 
 def unit_beaten(unit: Unit, hand_suit: Sequence[Card], trump_order: TrumpOrder) -> bool:
     """Whether a hand holds a unit of the same kind that beats ``unit`` (RULES §5.1)."""
-    order = trump_order.order
-    if unit.kind == UnitKind.SINGLE:
-        return any(order[c.index] > unit.strength for c in hand_suit)
-    counts = count_cards(hand_suit)
-    pairs = [c for c, n in counts.items() if n >= 2]
-    if unit.kind == UnitKind.PAIR:
-        return any(order[c.index] > unit.strength for c in pairs)
-    if unit.kind == UnitKind.TRACTOR:
+    return unit_beaten_by(unit, masks_of(hand_suit), trump_order)
+
+
+def unit_beaten_by(unit: Unit, held: CardMasks, trump_order: TrumpOrder) -> bool:
+    """:func:`unit_beaten` of the cards held as bit masks (:mod:`chaodipi.masks`; other suits' cards are ignored)."""
+    kind = unit.kind
+    if kind is UnitKind.FTK or kind is UnitKind.FTK_PAIR:
+        return False  # an FTK or FTK pair is never beaten inside its suit
+    mask = trump_order.suit_mask[unit.suit]
+    ones, twos = held[0] & mask, held[1] & mask
+    if kind is UnitKind.TRACTOR:
         return any(
-            len(run) >= unit.pairs and run[-1][1] > unit.strength for run in pair_runs(pairs, trump_order, unit.suit)
+            len(run) >= unit.pairs and run[-1][1] > unit.strength for run in pair_runs_of(twos, trump_order, unit.suit)
         )
-    return False  # an FTK or FTK pair is never beaten inside its suit
+    cards = ones if kind is UnitKind.SINGLE else twos
+    if not cards:
+        return False
+    order = trump_order.order
+    for b, c in trump_order.ranked[unit.suit]:  # (strongest first: the first held decides)
+        if cards & b:
+            return order[c.index] > unit.strength
+    return False  # pragma: no cover - a held card is always ranked
 
 
 def check_throw(lead: Sequence[Card], others: Sequence[Sequence[Card]], trump_order: TrumpOrder) -> ThrowResult:
@@ -421,9 +485,8 @@ def check_throw(lead: Sequence[Card], others: Sequence[Sequence[Card]], trump_or
     fmt = decompose(lead, trump_order, lead=True)
     if not fmt.is_throw:
         return ThrowResult(True, fmt)
-    effective = trump_order.effective
-    hands = [[c for c in h if effective[c.index] == fmt.suit] for h in others]
-    failed = tuple(u for u in fmt.units if any(unit_beaten(u, h, trump_order) for h in hands))
+    held = [masks_of(h) for h in others]
+    failed = tuple(u for u in fmt.units if any(unit_beaten_by(u, h, trump_order) for h in held))
     if not failed:
         return ThrowResult(True, fmt)
     suit_rank = {s: i for i, s in enumerate(EFFECTIVE_SUITS[1:])}

@@ -15,7 +15,7 @@ from chaodipi.driver import run_hand
 from chaodipi.game import Game
 from chaodipi.hand import Hand, Phase
 from chaodipi.leads import LeadChoices
-from chaodipi.log import Action
+from chaodipi.log import Action, ActionKind
 from chaodipi.rules import RuleSet
 from chaodipi.trump import FIVE_HEARTS
 
@@ -53,13 +53,14 @@ class RandomPolicy:
             return Action.pass_fry(seat)
         if hand.to_act() != seat:
             return Action.show_red5(seat) if hand.can_show_red5(seat) and rng.random() < 0.5 else None
-        return Action.play(seat, self.follow(hand, seat) if hand.current else self.lead(hand, seat))
+        play = tuple(self.follow(hand, seat) if hand.current else self.lead(hand, seat))
+        return Action.made(ActionKind.PLAY, seat, play)  # (cards from the engine's generators; apply checks the play)
 
     def lead(self, hand: Hand, player: int) -> Sequence[Card]:
         """A random single-unit lead for ``player``; with chance ``throw_chance`` a second unit of the
         same suit is added, making a throw (甩牌) that may fail (RULES §5).
         """
-        leads = LeadChoices(hand.hands[player], hand.trump_order)  # (only the chosen suit's units are made)
+        leads = LeadChoices(hand.hands[player], hand.trump_order, hand.held_masks(player))  # (one suit's units made)
         unit = leads[self.rng.randrange(len(leads))]  # (the draw rng.choice makes)
         cards = list(unit.cards)
         if self.rng.random() < self.throw_chance:

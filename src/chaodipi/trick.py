@@ -166,7 +166,7 @@ class TrickState:
         fmt = self.lead
         effective = self.trump_order.effective
         suit = fmt.suit
-        if all(effective[c.index] == suit for c in play):
+        if (effective[play[0].index] == suit) if len(play) == 1 else all(effective[c.index] == suit for c in play):
             if self.single_unit and self.trump_key < 0:
                 unit = fmt.units[0]
                 if len(play) == 1 and unit.kind is UnitKind.SINGLE:  # (a single against a single: its order)

@@ -123,10 +123,12 @@ class TrumpOrder:
         "heart5_ftk_lead",
         "level",
         "order",
+        "ranked",
         "rules",
         "slots",
         "sort_position",
         "strength_position",
+        "suit_mask",
         "trump",
         "unit_cache",
     )
@@ -147,6 +149,10 @@ class TrumpOrder:
     sort_position: dict[Card, int]
     #: each card's place from the strongest down (ties by card index), the order leads are listed in
     strength_position: dict[Card, int]
+    #: each effective suit's cards as a bit mask (bit ``card.index``, :mod:`chaodipi.masks`)
+    suit_mask: dict[str, int]
+    #: each effective suit's cards from the strongest down (ties by card index), with their bits
+    ranked: dict[str, tuple[tuple[int, Card], ...]]
     #: the single and the pair unit of each card, by card, made at first use by :mod:`chaodipi.leads`, which types
     #: them (units.py builds on this module, so this one does not name its classes)
     unit_cache: list[dict[Card, object]]
@@ -186,6 +192,12 @@ class TrumpOrder:
         self.sort_position = {c: k for k, c in enumerate(sorted(Card.ALL, key=self.sort_key))}
         by_strength = sorted(Card.ALL, key=lambda c: (-self.order[c.index], c.index))
         self.strength_position = {c: k for k, c in enumerate(by_strength)}
+        self.suit_mask = {e: 0 for e in EFFECTIVE_SUITS}
+        for c in Card.ALL:
+            self.suit_mask[self.effective[c.index]] |= 1 << c.index
+        self.ranked = {
+            e: tuple((1 << c.index, c) for c in by_strength if self.effective[c.index] == e) for e in EFFECTIVE_SUITS
+        }
         self.unit_cache = []
 
     @classmethod

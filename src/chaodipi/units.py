@@ -32,6 +32,7 @@ __all__ = [
     "decompose",
     "ftk_suits",
     "pair_runs",
+    "pair_runs_of",
 ]
 
 
@@ -143,7 +144,8 @@ class Format:
     @property
     def has_ftk(self) -> bool:
         """Whether the lead contains an FTK or an FTK pair."""
-        return any(u.kind in (UnitKind.FTK, UnitKind.FTK_PAIR) for u in self.units)
+        kind = self.primary[0]  # (the primary kind is an FTK pair or an FTK whenever the lead holds one)
+        return kind is UnitKind.FTK_PAIR or kind is UnitKind.FTK
 
     @property
     def largest_unit_cards(self) -> int:
@@ -206,17 +208,25 @@ def pair_runs(pairs: Iterable[Card], trump_order: TrumpOrder, suit: str) -> list
     a lone pair. An ace may end one run and start another (ace-low and ace-high):
     callers that use both must not use the ace twice.
     """
-    have = set(pairs)
+    twos = 0
+    for c in pairs:
+        twos |= 1 << c.index
+    return pair_runs_of(twos, trump_order, suit)
+
+
+def pair_runs_of(twos: int, trump_order: TrumpOrder, suit: str) -> list[list[tuple[Card, int]]]:
+    """:func:`pair_runs` of the pairs whose bits are set in ``twos`` (:mod:`chaodipi.masks`)."""
     runs: list[list[tuple[Card, int]]] = []
     for chain in trump_order.chains[suit]:
         run: list[tuple[Card, int]] = []
         for card, value in chain:
-            if card in have and not (run and run[0][0] is card):
+            held = twos >> card.index & 1
+            if held and not (run and run[0][0] is card):
                 run.append((card, value))
                 continue
             if len(run) > 0:
                 runs.append(run)
-            run = [(card, value)] if card in have else []
+            run = [(card, value)] if held else []
         if run:
             runs.append(run)
     return runs

@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from operator import attrgetter
 
@@ -28,10 +27,11 @@ from chaodipi.bots.knowledge import Knowledge, order_of_view
 from chaodipi.cards import Card, Rank, Suit, format_cards
 from chaodipi.hand import Action, Hand, Phase, TrustedChecks, TrustedPlayError, View
 from chaodipi.leads import LeadChoices
-from chaodipi.play import FollowRule, check_throw, unit_beaten
+from chaodipi.masks import CardMasks, add, cards_in, masks_of
+from chaodipi.play import FollowRule, check_throw, unit_beaten, unit_beaten_by
 from chaodipi.rules import RuleSet
 from chaodipi.trick import TrickState, trick_state, trump_in_key
-from chaodipi.trump import FIVE_HEARTS, TRUMP, TrumpOrder
+from chaodipi.trump import EFFECTIVE_SUITS, FIVE_HEARTS, TRUMP, TrumpOrder
 from chaodipi.units import Format, Unit, UnitKind, decompose
 from chaodipi.view import BidOption
 
@@ -66,38 +66,69 @@ def _costs(trump_order: TrumpOrder) -> tuple[float, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=1024)  # (one entry per trump order, as _costs)
+def _sort_keys(
+    trump_order: TrumpOrder,
+) -> tuple[dict[Card, float], dict[Card, float], dict[Card, float], dict[Card, float]]:
+    """The orders a follow's fillers are sorted in, as one number a card, worked out once per trump order.
+
+    The cost; the cost with side cards first; the cheapest first with side cards before trumps and cards
+    without points before point cards; the most points first, then the cheapest.
+    """
+    costs, effective = _costs(trump_order), trump_order.effective
+    cost: dict[Card, float] = {}
+    side_first: dict[Card, float] = {}
+    cheap: dict[Card, float] = {}
+    points: dict[Card, float] = {}
+    for c in Card.ALL:
+        trump = effective[c.index] == TRUMP
+        cost[c] = costs[c.index]  # (every cost is below 1000: the weights below keep the orders apart)
+        side_first[c] = costs[c.index] - (0 if trump else 100)
+        cheap[c] = trump * 10_000 + (c.points > 0) * 1_000 + costs[c.index]
+        points[c] = -c.points * 1_000 + costs[c.index]
+    return cost, side_first, cheap, points
+
+
 # -- leading ------------------------------------------------------------------------------
 
 
 class _Pool:
     """What the other players may hold: how many cards, the highest single and the highest pair of each
-    effective suit (RULES §5.1), and each suit's cards when asked for."""
+    effective suit (RULES §5.1), and each suit's cards when asked for; read from the pool's bit masks."""
 
-    __slots__ = ("_by_suit", "_pool", "_trump_order", "size_of", "top_pair", "top_single")
+    __slots__ = ("_by_suit", "_ones", "_trump_order", "_twos", "size_of", "top_pair", "top_single")
 
-    def __init__(self, pool: Sequence[Card], trump_order: TrumpOrder) -> None:
-        effective, order = trump_order.effective, trump_order.order
-        self._pool = pool
+    def __init__(self, pool: CardMasks, trump_order: TrumpOrder) -> None:
+        order, suit_mask, ranked = trump_order.order, trump_order.suit_mask, trump_order.ranked
+        ones, twos = self._ones, self._twos = pool
         self._trump_order = trump_order
         self._by_suit: dict[str, list[Card]] = {}
         top_single: dict[str, int] = {}
         top_pair: dict[str, int] = {}
         size_of: dict[str, int] = {}
-        for c, n in Counter(pool).items():  # (counted in C: the pool is most of the deck)
-            suit, o = effective[c.index], order[c.index]
-            size_of[suit] = size_of.get(suit, 0) + n
-            if o > top_single.get(suit, -1):
-                top_single[suit] = o
-            if n >= 2 and o > top_pair.get(suit, -1):
-                top_pair[suit] = o
+        for suit in EFFECTIVE_SUITS:
+            s1 = ones & suit_mask[suit]
+            if not s1:
+                continue
+            s2 = twos & s1
+            size_of[suit] = s1.bit_count() + s2.bit_count()
+            for b, c in ranked[suit]:  # (strongest first: the first held is the top)
+                if s1 & b:
+                    top_single[suit] = order[c.index]
+                    break
+            if s2:
+                for b, c in ranked[suit]:
+                    if s2 & b:
+                        top_pair[suit] = order[c.index]
+                        break
         self.top_single, self.top_pair, self.size_of = top_single, top_pair, size_of
 
     def of_suit(self, suit: str) -> list[Card]:
         """The pool's cards of effective suit ``suit``."""
         cards = self._by_suit.get(suit)
         if cards is None:
-            effective = self._trump_order.effective
-            cards = self._by_suit[suit] = [c for c in self._pool if effective[c.index] == suit]
+            mask = self._trump_order.suit_mask[suit]
+            cards = self._by_suit[suit] = cards_in(self._ones & mask, self._twos & mask)
         return cards
 
     def beats(self, unit: Unit, trump_order: TrumpOrder) -> bool:
@@ -106,7 +137,7 @@ class _Pool:
             return self.top_single.get(unit.suit, -1) > unit.strength
         if unit.kind == UnitKind.PAIR:
             return self.top_pair.get(unit.suit, -1) > unit.strength
-        return unit_beaten(unit, self.of_suit(unit.suit), trump_order)
+        return unit_beaten_by(unit, (self._ones, self._twos), trump_order)
 
 
 def _unit_is_top(unit: Unit, pool: _Pool, trump_order: TrumpOrder) -> bool:
@@ -122,15 +153,17 @@ def _lead(
     trump_order: TrumpOrder,
     pool: Sequence[Card],
     *,
+    pool_masks: CardMasks | None,
+    hand_masks: CardMasks | None,
     dealer_side: bool,
     opp_voids: set[str],
     partner_voids: set[str],
 ) -> list[tuple[float, Play]]:
-    leads = LeadChoices(hand, trump_order)
+    leads = LeadChoices(hand, trump_order, hand_masks)
     units = list(leads)
     effective = trump_order.effective
     costs = _costs(trump_order)
-    others = _Pool(pool, trump_order)
+    others = _Pool(masks_of(pool) if pool_masks is None else pool_masks, trump_order)
     held: dict[Card, int] = {}
     length_of: dict[str, int] = {}
     for suit, counts in leads.suit_counts().items():
@@ -146,8 +179,18 @@ def _lead(
             offers[key] = score
 
     tops_by_suit: dict[str, list[Unit]] = {}
+    top_single, top_pair, checked = others.top_single, others.top_pair, TrustedChecks.on
     for u in units:
-        if u.kind in _FTKS or _unit_is_top(u, others, trump_order):
+        kind = u.kind
+        if checked and kind not in _FTKS:
+            top = _unit_is_top(u, others, trump_order)
+        elif kind is UnitKind.SINGLE:  # (as _Pool.beats, without the calls: most units are singles and pairs)
+            top = top_single.get(u.suit, -1) <= u.strength
+        elif kind is UnitKind.PAIR:
+            top = top_pair.get(u.suit, -1) <= u.strength
+        else:
+            top = kind in _FTKS or _unit_is_top(u, others, trump_order)
+        if top:
             tops_by_suit.setdefault(u.suit, []).append(u)
     for suit, tops in tops_by_suit.items():
         ruffable = suit != TRUMP and suit in opp_voids and trumps_out > 0
@@ -189,8 +232,17 @@ def _lead(
             score -= 6
         offer(score, (c,))
     # the cheapest unit always stands as a fallback (only trumps or only pairs left)
-    u = min(units, key=lambda u: (sum([costs[c.index] for c in u.cards]) / len(u.cards), -len(u.cards)))
-    offer(-20, u.cards)
+    cheapest: tuple[float, int] | None = None
+    fallback = units[0]
+    for u in units:
+        cards = u.cards
+        if len(cards) <= 2 and (u.kind is UnitKind.SINGLE or u.kind is UnitKind.PAIR):
+            value = (costs[cards[0].index], -len(cards))  # (a pair's two cards cost the same)
+        else:
+            value = (sum([costs[c.index] for c in cards]) / len(cards), -len(cards))
+        if cheapest is None or value < cheapest:
+            cheapest, fallback = value, u
+    offer(-20, fallback.cards)
     return sorted(((sc, p) for p, sc in offers.items()), key=lambda sp: -sp[0])
 
 
@@ -215,13 +267,13 @@ def _candidates(
     if free_n == 0:
         return parts
     out: list[Play] = []
-    costs = _costs(trump_order)
+    cost_key, side_first_key, cheap_key, points_key = _sort_keys(trump_order)
     others = [c for c in hand if effective[c.index] != rule.suit]
     non_trump = [c for c in others if effective[c.index] != TRUMP]
-    by_cost = sorted(others, key=lambda c: costs[c.index] - (100 if effective[c.index] != TRUMP else 0))
-    cheap_no_points = sorted(others, key=lambda c: (effective[c.index] == TRUMP, c.points > 0, costs[c.index]))
-    points_first = sorted(non_trump, key=lambda c: (-c.points, costs[c.index])) + sorted(
-        (c for c in others if effective[c.index] == TRUMP), key=lambda c: costs[c.index]
+    by_cost = sorted(others, key=side_first_key.__getitem__)
+    cheap_no_points = sorted(others, key=cheap_key.__getitem__)
+    points_first = sorted(non_trump, key=points_key.__getitem__) + sorted(
+        (c for c in others if effective[c.index] == TRUMP), key=cost_key.__getitem__
     )
     for part in parts[:8]:
         for filler in (cheap_no_points[:free_n], points_first[:free_n], by_cost[:free_n]):
@@ -229,9 +281,16 @@ def _candidates(
                 out.append(part + tuple(filler))
     # trump-ins: all the play in trumps (only when void in the led side suit)
     if rule.k == 0 and lead.suit != TRUMP:
-        trumps = sorted((c for c in hand if effective[c.index] == TRUMP), key=lambda c: costs[c.index])
+        trumps = sorted((c for c in hand if effective[c.index] == TRUMP), key=cost_key.__getitem__)
         if len(trumps) >= free_n:
-            combos = itertools.combinations(trumps, free_n)
+            combos: Iterable[Play]
+            if free_n == 1:  # a single led: each trump once, cheapest first
+                combos = [(c,) for c in dict.fromkeys(trumps)]
+            elif free_n == 2 and lead.pair_count == 1:  # a pair led: each pair of trumps, cheapest first
+                twice = [c for c in trumps if trumps.count(c) == 2]
+                combos = [(c, c) for c in dict.fromkeys(twice)]
+            else:
+                combos = itertools.combinations(trumps, free_n)
             seen: set[Play] = set()
             pairs_needed = lead.pair_count
             for k, combo in enumerate(combos):
@@ -272,10 +331,24 @@ def choose_play(
     *,
     rule: FollowRule | None = None,
     state: TrickState | None = None,
+    hand_masks: CardMasks | None = None,
+    pool_masks: CardMasks | None = None,
 ) -> Play:
-    """The rules bot's play: a lead, throw or follow (always legal); ``rule``, ``state``: see :func:`ranked_plays`."""
+    """The rules bot's play: a lead, throw or follow (always legal); the keywords: see :func:`ranked_plays`."""
     return ranked_plays(
-        hand, seat, trump_order, rules, dealer, current, pool, voids, rule=rule, state=state, best=True
+        hand,
+        seat,
+        trump_order,
+        rules,
+        dealer,
+        current,
+        pool,
+        voids,
+        rule=rule,
+        state=state,
+        hand_masks=hand_masks,
+        pool_masks=pool_masks,
+        best=True,
     )[0][1]
 
 
@@ -290,12 +363,24 @@ def play_out(hand: Hand, trump_order: TrumpOrder) -> None:
     while hand.phase == Phase.PLAY:
         seat = hand.to_act()
         assert seat is not None
-        hands = hand.hands
-        # (the cards the others hold: read by leads only, a follow does not look at them)
-        others = [c for s in range(4) if s != seat for c in hands[s]] if not hand.current else []
+        pool: CardMasks | None = None
+        if not hand.current:  # (the cards the others hold, as masks: read by leads only, not by a follow)
+            pool = (0, 0)
+            for other in (seat + 1, seat + 2, seat + 3):
+                pool = add(*pool, *hand.held_masks(other % 4))
         rule = hand.follow_rule(seat) if hand.current and hand.trump_order is trump_order else None
         play = choose_play(
-            hands[seat], seat, trump_order, rules, dealer, hand.current, others, rule=rule, state=hand.trick
+            hand.hands[seat],
+            seat,
+            trump_order,
+            rules,
+            dealer,
+            hand.current,
+            (),
+            rule=rule,
+            state=hand.trick,
+            hand_masks=hand.held_masks(seat),
+            pool_masks=pool,
         )
         hand.play_trusted(seat, play)
 
@@ -312,23 +397,36 @@ def ranked_plays(
     *,
     rule: FollowRule | None = None,
     state: TrickState | None = None,
+    hand_masks: CardMasks | None = None,
+    pool_masks: CardMasks | None = None,
     best: bool = False,
 ) -> list[tuple[float, Play]]:
     """Sensible legal plays with the rules bot's score, best first (the search bot's candidates).
 
     A caller that holds the hand may pass its follow rule and trick state (:meth:`Hand.follow_rule`,
-    :attr:`Hand.trick`) so that they are not made again. With ``best``, only the first play counts:
-    a follow with a single candidate is then given without scoring it (its score shows as 0).
+    :attr:`Hand.trick`) so that they are not made again, and the hand and the pool as bit masks
+    (:meth:`Hand.held_masks`, :mod:`chaodipi.masks`; ``pool_masks`` replaces ``pool``). With ``best``, only
+    the first play counts: a follow with a single candidate is then given without scoring it (its score shows
+    as 0).
     """
     partner = (seat + 2) % 4
     dealer_side = (seat - dealer) % 2 == 0
     vs = voids or [set(), set(), set(), set()]
     if not current:
         opp = vs[(seat + 1) % 4] | vs[(seat + 3) % 4]
-        return _lead(hand, trump_order, pool, dealer_side=dealer_side, opp_voids=opp, partner_voids=vs[partner])
+        return _lead(
+            hand,
+            trump_order,
+            pool,
+            pool_masks=pool_masks,
+            hand_masks=hand_masks,
+            dealer_side=dealer_side,
+            opp_voids=opp,
+            partner_voids=vs[partner],
+        )
     lead = decompose(current[0][1], trump_order, lead=True) if rule is None else rule.lead
     if rule is None:
-        rule = FollowRule(lead, hand, trump_order)
+        rule = FollowRule(lead, hand, trump_order, hand_masks)
     trump_keys: dict[Play, int] = {}
     cands = _candidates(rule, hand, trump_order, lead, trump_keys)
     if best and len(cands) == 1:
@@ -343,18 +441,25 @@ def ranked_plays(
     partner_winning = winner_now == partner
     costs = _costs(trump_order)
     scored: dict[Play, float] = {}
+    checked = TrustedChecks.on
     for cand in cands:
-        key = _key(cand)
+        single = len(cand) == 1
+        key = cand if single else tuple(sorted(cand, key=_INDEX))  # (as _key)
         if key in scored:
             continue
-        _check_candidate(rule, cand)
+        if checked:
+            _check_candidate(rule, cand)
         trump_key = trump_keys.get(cand)  # a trump-in (all trumps, void in the led side suit) wins when it over-trumps
         we_win = state.wins_with(cand) if trump_key is None else trump_key > state.trump_key
-        if TrustedChecks.on and we_win != state.wins_with(cand):
+        if checked and we_win != state.wins_with(cand):
             raise TrustedPlayError(f"the rules policy misjudged the trump-in {format_cards(cand)}")
-        pts = sum([c.points for c in cand])
-        cost = sum([costs[c.index] for c in cand])
-        red5 = cand.count(FIVE_HEARTS)
+        if single:
+            card = cand[0]
+            pts, cost, red5 = card.points, costs[card.index], int(card is FIVE_HEARTS)
+        else:
+            pts = sum([c.points for c in cand])
+            cost = sum([costs[c.index] for c in cand])
+            red5 = cand.count(FIVE_HEARTS)
         if partner_winning and not we_win:
             # feed points to the partner (送分), but keep strong cards: safer when we play last
             score = pts * (2.0 if last else 1.2) - cost * 0.3
