@@ -1,15 +1,17 @@
-"""This tree's speed and memory beside an earlier commit's, in one run, on one core (issue 13).
+"""This tree's speed and memory beside an earlier commit's, in one run, on one core (issues 13 and 24).
 
-The earlier commit (``--base``, by default ``ebd3bd4``, the last one before the speed work) is
-checked out in a temporary ``git worktree`` (removed at the end, also after an error or Ctrl+C);
-"now" is the working tree this script is in (its ``src/``, with whatever changes it has). Every
-measurement is a subprocess of this interpreter with ``PYTHONPATH=<tree>/src`` (which checks
-that it imported chaodipi from there), pinned to one CPU; within each round the two trees
-alternate (base first in odd rounds, now first in even ones) and the table shows the median of
-the rounds. The workloads are this folder's code and use only the API both trees have, so both
-play the same hands (the same seeds; ``PYTHONHASHSEED=0``) as far as the code behaves the same.
+The earlier commit (``--base``, by default ``e271dbb``, the last one before issue 24's card sets as
+bit masks; issue 13 compared with ``ebd3bd4``, the last one before the speed work) is checked out in
+a temporary ``git worktree`` (removed at the end, also after an error or Ctrl+C); "now" is the
+working tree this script is in (its ``src/``, with whatever changes it has), and, when ``make fast``
+has made ``.venv-fast``, this tree's compiled build as a third column. Every measurement is a
+subprocess of this interpreter (the compiled build's: of that venv's) with ``PYTHONPATH=<tree>/src``
+(which checks that it imported chaodipi from there), pinned to one CPU; within each round the trees
+alternate (base first in odd rounds, now first in even ones) and the table shows the median of the
+rounds. The workloads are this folder's code and use only the API both trees have, so both play the
+same hands (the same seeds; ``PYTHONHASHSEED=0``) as far as the code behaves the same.
 
-Workloads (``standard`` preset):
+Workloads (``standard`` preset; ``--workload``/``--only`` picks some, e.g. ``--only search,table-cpu``):
 
 * ``random``: random complete hands through the bare engine, as ``bench_hands.py`` plays them
   (:class:`~chaodipi.simulate.RandomPolicy`, games from seed 1 on); hands/s and decisions/s
@@ -21,6 +23,20 @@ Workloads (``standard`` preset):
   action, the view of each of the four seats built (the driver's ``after``); views/s and hands/s.
 * ``playouts``: rules-policy playouts from a position (``Position.in_play(...).hand()``;
   ``Hand.in_play`` before issue 19), as ``bench_bots.py`` measures them (the search bot's unit of work).
+* ``search``: the search bot (:class:`~chaodipi.bots.search_bot.SearchBot`, its defaults: 0.25 s per
+  decision, at most 40 sampled deals, 5 candidates raced) on fixed positions: four rules bots play
+  games from seed 1 on, and at every ``SEARCH_STRIDE``-th play a fresh ``SearchBot(seed=k)`` decides on
+  that view (its action is not played: the rules bot's is, so both trees see the same positions) until
+  ``--seconds`` ÷ budget decisions (at least ``SEARCH_MIN``) have searched (a decision with one
+  candidate, or in the last trick, makes no playout and is not counted). Reported: playouts per
+  decision (the time budget's, or the 40 deals' cap, whichever ends the search first) and playouts/s
+  while searching. The playouts are counted at ``SearchBot._rollout`` (pure Python); the compiled
+  bot's calls cannot be hooked, so there they are counted from the outcome lists the bot averages
+  with ``statistics.fmean`` (the pure trees count both ways and check that the two agree).
+* ``table-cpu``: the game server's CPU per accepted action, ``bench_table_cpu.py``'s workload (8
+  ``standard`` tables at once in one event loop on a fake clock, one whole game each, SQLite, the
+  process's CPU per accepted action, dealing included); it takes as long as it takes (``--seconds``
+  does not apply). Lower is better: its ratios are base ÷ now (and base ÷ compiled).
 * ``memory``: ``bench_memory.py``'s figures (bytes per finished hand, per stored game, cache
   sizes); measured once per tree, not per round (they do not vary with the machine's load).
 """
@@ -28,6 +44,7 @@ Workloads (``standard`` preset):
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -47,22 +64,36 @@ from bench_common import FAST_PYTHON, compiled_build, cpu_model, pin
 
 HERE = Path(__file__).resolve().parent
 NOW_TREE = HERE.parent
-DEFAULT_BASE = "ebd3bd4"
+DEFAULT_BASE = "e271dbb"
 PRESET = "standard"
-TIMED = ["random", "bots", "rules-bots", "views", "playouts"]
+TIMED = ["random", "bots", "rules-bots", "views", "playouts", "search", "table-cpu"]
 WORKLOADS = [*TIMED, "memory"]
-#: per timed workload: (count in the result, unit shown), the rates reported
-RATES: dict[str, list[tuple[str, str]]] = {
-    "random": [("hands", "hands/s"), ("decisions", "decisions/s")],
-    "bots": [("hands", "hands/s"), ("decisions", "decisions/s")],
-    "rules-bots": [("hands", "hands/s"), ("decisions", "decisions/s")],
-    "views": [("views", "views/s"), ("hands", "hands/s")],
-    "playouts": [("playouts", "playouts/s")],
+#: per timed workload, the figures reported: (numerator, denominator in the result, unit shown)
+RATES: dict[str, list[tuple[str, str, str]]] = {
+    "random": [("hands", "seconds", "hands/s"), ("decisions", "seconds", "decisions/s")],
+    "bots": [("hands", "seconds", "hands/s"), ("decisions", "seconds", "decisions/s")],
+    "rules-bots": [("hands", "seconds", "hands/s"), ("decisions", "seconds", "decisions/s")],
+    "views": [("views", "seconds", "views/s"), ("hands", "seconds", "hands/s")],
+    "playouts": [("playouts", "seconds", "playouts/s")],
+    "search": [
+        ("playouts", "decisions", "playouts per decision (0.25 s budget)"),
+        ("playouts", "seconds", "playouts/s while searching"),
+    ],
+    "table-cpu": [("cpu_ms", "actions", "CPU ms per accepted action (base÷now)")],
 }
+#: the workloads whose figure is better lower (a cost): their ratios are base ÷ now
+LOWER_IS_BETTER = {"table-cpu"}
+#: what a workload's "first" fingerprint lists (default: the decisions of the first hands)
+FINGERPRINTS = {"search": "positions searched"}
 #: the tree argument of a measurement of the compiled build (make fast's venv, a third column when it is there)
 COMPILED = "compiled"
 #: the decisions of the first hands played, compared between the trees ("the same hands?")
 FINGERPRINT = 30
+#: search: the search bot decides at every SEARCH_STRIDE-th play of the rules bots' hands, at least SEARCH_MIN times
+SEARCH_STRIDE = 7
+SEARCH_MIN = 4
+#: table-cpu: bench_table_cpu.py's defaults (8 tables, one game each, SQLite)
+TABLE_CPU = {"db": None, "tables": 8, "games": 1, "rules": PRESET, "seed": 11}
 
 
 # --- measuring (runs in a subprocess, chaodipi from the tree under test) ----------------------
@@ -131,6 +162,136 @@ def measure_playouts(seconds: float) -> dict[str, Any]:
     return {"playouts": n, "seconds": n / rate}
 
 
+class PlayoutCounter:
+    """The search bot's playouts in the decisions measured, counted two ways (see the module docstring).
+
+    ``calls``: calls of ``SearchBot._rollout`` (patched on the class: pure Python only). ``lists``: the
+    candidates' outcome lists the bot hands to ``statistics.fmean`` (each list's longest length, summed;
+    the paired differences it hands to ``statistics.stdev`` too are not outcome lists), which the
+    compiled bot looks up on the module at each call as well.
+    """
+
+    def __init__(self, search_bot: type) -> None:
+        import statistics as stats
+
+        self.calls = 0
+        self.lengths: dict[int, int] = {}
+        self.diffs: set[int] = set()
+        rollout = search_bot._rollout  # type: ignore[attr-defined]
+        fmean, stdev = stats.fmean, stats.stdev
+
+        def counted_rollout(bot: Any, *args: Any, **kwargs: Any) -> Any:
+            self.calls += 1
+            return rollout(bot, *args, **kwargs)
+
+        def seen_fmean(data: Any, *args: Any, **kwargs: Any) -> Any:
+            if isinstance(data, list):
+                self.lengths[id(data)] = max(len(data), self.lengths.get(id(data), 0))
+            return fmean(data, *args, **kwargs)
+
+        def seen_stdev(data: Any, *args: Any, **kwargs: Any) -> Any:
+            self.diffs.add(id(data))
+            return stdev(data, *args, **kwargs)
+
+        with contextlib.suppress(TypeError, AttributeError):  # (a compiled class: counted by the lists only)
+            search_bot._rollout = counted_rollout  # type: ignore[attr-defined]
+        stats.fmean, stats.stdev = seen_fmean, seen_stdev
+
+    def start(self) -> None:
+        self.calls = 0
+        self.lengths.clear()
+        self.diffs.clear()
+
+    def by_lists(self) -> int:
+        return sum(n for key, n in self.lengths.items() if key not in self.diffs)
+
+
+def measure_search(seconds: float) -> dict[str, Any]:
+    """The search bot's playouts per decision on the rules bots' positions (see the module docstring)."""
+    from chaodipi.bots.base import run_hand
+    from chaodipi.bots.rules_bot import RulesBot
+    from chaodipi.bots.search_bot import SearchBot
+    from chaodipi.game import Game
+    from chaodipi.hand import Action, Phase, View
+    from chaodipi.rules import RuleSet
+
+    budget = SearchBot().budget
+    wanted = max(SEARCH_MIN, round(seconds / budget))
+    counter = PlayoutCounter(SearchBot)
+    positions: list[int] = []
+    per_decision: list[int] = []
+    disagree = 0
+    spent = 0.0
+    plays = 0
+
+    class Watched:
+        """A rules bot that lets the search bot decide, unplayed, at every SEARCH_STRIDE-th play."""
+
+        name = "watched"
+
+        def __init__(self, seat: int) -> None:
+            self.bot = RulesBot(seed=seat)
+
+        def act(self, view: View) -> Action | None:
+            nonlocal plays, spent, disagree
+            if view.phase == Phase.PLAY and len(positions) < wanted:
+                plays += 1
+                if plays % SEARCH_STRIDE == 0:
+                    counter.start()
+                    start = time.perf_counter()
+                    SearchBot(seed=plays).act(view)
+                    took = time.perf_counter() - start
+                    lists = counter.by_lists()
+                    n = counter.calls or lists  # (no calls counted: the compiled class)
+                    if counter.calls and lists != counter.calls:
+                        disagree += 1
+                    if n:
+                        positions.append(plays)
+                        per_decision.append(n)
+                        spent += took
+            return self.bot.act(view)
+
+    rules = RuleSet.preset(PRESET)
+    bots = [Watched(seat) for seat in range(4)]
+    seed = 0
+    while len(positions) < wanted:
+        seed += 1
+        game = Game(rules, seed)
+        while not game.over and len(positions) < wanted:
+            run_hand(game.new_hand(), bots)
+            game.finish_hand()
+        if plays > 100 * SEARCH_STRIDE * wanted:
+            raise RuntimeError(f"search: {len(positions)} of {wanted} decisions counted playouts in {plays} plays")
+    return {
+        "playouts": sum(per_decision),
+        "decisions": len(positions),
+        "seconds": spent,
+        "budget": budget,
+        "per decision": per_decision,
+        "counted by": "SearchBot._rollout" if counter.calls else "statistics.fmean lists",
+        "counts disagree": disagree,
+        "first": positions,
+    }
+
+
+def measure_table_cpu() -> dict[str, Any]:
+    import tempfile
+
+    from bench_table_cpu import measure as table_cpu  # bench_table_cpu.py's own measurement, from this folder
+
+    with tempfile.TemporaryDirectory() as tmp:
+        result = table_cpu(argparse.Namespace(**TABLE_CPU), Path(tmp))
+    actions = result["actions"]
+    return {
+        "cpu_ms": result["cpu_ms_per_action"] * actions,
+        "actions": actions,
+        "split_ms": result["split_ms"],
+        "messages": result["messages"],
+        "wall_s": result["wall_s"],
+        "first": [actions],
+    }
+
+
 def measure_memory() -> dict[str, Any]:
     from bench_memory import flat, measure
 
@@ -164,6 +325,10 @@ def worker(what: str, src: str, seconds: float, cpu: int | None) -> None:
         result = measure_views(seconds)
     elif what == "playouts":
         result = measure_playouts(seconds)
+    elif what == "search":
+        result = measure_search(seconds)
+    elif what == "table-cpu":
+        result = measure_table_cpu()
     elif what == "memory":
         result = measure_memory()
     else:
@@ -217,8 +382,23 @@ def on_term(signum: int, frame: FrameType | None) -> None:
     raise Interrupted(f"signal {signum}")
 
 
-def ratio(now: float, base: float) -> float:
+def ratio(now: float, base: float, lower_is_better: bool = False) -> float:
+    """now ÷ base, or base ÷ now for a cost (so that above 1 is better either way)."""
+    if lower_is_better:
+        now, base = base, now
     return now / base if base else float("nan")
+
+
+def figure(value: float, width: int = 12) -> str:
+    return f"{value:{width},.0f}" if abs(value) >= 100 else f"{value:{width}.2f}"
+
+
+def workload_list(text: str) -> list[str]:
+    names = [w.strip() for w in text.split(",") if w.strip()]
+    unknown = [w for w in names if w not in WORKLOADS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"no workload {', '.join(unknown)} (choose from {', '.join(WORKLOADS)})")
+    return names
 
 
 def main() -> None:
@@ -226,7 +406,13 @@ def main() -> None:
     ap.add_argument("--base", default=DEFAULT_BASE, help=f"the commit to compare with (default {DEFAULT_BASE})")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=3.0, help="per workload, tree and round")
-    ap.add_argument("--workload", action="append", choices=WORKLOADS, help="only these (repeatable; default all)")
+    ap.add_argument(
+        "--workload",
+        "--only",
+        action="append",
+        type=workload_list,
+        help=f"only these (comma-separated and/or repeated; default all: {','.join(WORKLOADS)})",
+    )
     ap.add_argument("--cpu", type=int, help="the CPU to pin to (default: the highest one allowed)")
     ap.add_argument("--json", metavar="OUT", help="write the numbers to this file")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
@@ -236,7 +422,8 @@ def main() -> None:
         worker(args.worker, args.tree, args.seconds, args.cpu)
         return
 
-    workloads = [w for w in WORKLOADS if w in (args.workload or WORKLOADS)]
+    chosen = {w for names in args.workload or [WORKLOADS] for w in names}
+    workloads = [w for w in WORKLOADS if w in chosen]
     cpu = args.cpu
     if cpu is None and hasattr(os, "sched_getaffinity"):
         cpu = max(os.sched_getaffinity(0))
@@ -296,22 +483,23 @@ def main() -> None:
                 n = now_m.get(label, float("nan"))
                 rows.append({"workload": "memory", "unit": label, "base": b, "now": n, "ratio": ratio(n, b)})
             continue
-        for count, unit in RATES[w]:
-            rates = {s: [x[count] / x["seconds"] for x in runs[w][s]] for s in sides}
-            per_round = [ratio(n, b) for b, n in zip(rates["base"], rates["now"], strict=True)]
+        low = w in LOWER_IS_BETTER
+        for count, per, unit in RATES[w]:
+            rates = {s: [x[count] / x[per] for x in runs[w][s]] for s in sides}
+            per_round = [ratio(n, b, low) for b, n in zip(rates["base"], rates["now"], strict=True)]
             b, n = statistics.median(rates["base"]), statistics.median(rates["now"])
             row = {
                 "workload": w,
                 "unit": unit,
                 "base": b,
                 "now": n,
-                "ratio": ratio(n, b),
+                "ratio": ratio(n, b, low),
                 "round ratios": per_round,
                 "spread": {s: (max(v) - min(v)) / statistics.median(v) for s, v in rates.items()},
             }
             if "compiled" in rates:
                 row["compiled"] = statistics.median(rates["compiled"])
-                row["compiled ratio"] = ratio(row["compiled"], b)
+                row["compiled ratio"] = ratio(row["compiled"], b, low)
             rows.append(row)
 
     for k, v in facts.items():
@@ -327,16 +515,38 @@ def main() -> None:
         if "round ratios" in row:
             rr = " ".join(f"{x:.2f}" for x in row["round ratios"])
             extra = f"  {rr} (±{row['spread']['base'] / 2:.0%}/±{row['spread']['now'] / 2:.0%})"
-        figures = f"{row['base']:12,.0f} {row['now']:12,.0f} {row['ratio']:10.2f}x"
+        figures = f"{figure(row['base'])} {figure(row['now'])} {row['ratio']:10.2f}x"
         if fast:
-            figures += f" {row['compiled']:12,.0f} {row['compiled ratio']:15.2f}x" if "compiled" in row else " " * 29
+            figures += f" {figure(row['compiled'])} {row['compiled ratio']:15.2f}x" if "compiled" in row else " " * 29
         print(f"{row['workload']:11} {row['unit']:38} {figures}{extra}")
+    for w in workloads:
+        if w in LOWER_IS_BETTER:
+            print(f"({w}: lower is better, its ratios are base ÷ now{' and base ÷ compiled' if fast else ''})")
+    if "table-cpu" in workloads:
+        for side in sides:
+            splits = [x["split_ms"] for x in runs["table-cpu"][side]]
+            parts = "  ".join(f"{k} {statistics.median(s.get(k, 0.0) for s in splits):.3f}" for k in splits[0])
+            print(f"table-cpu, {side}: ms of CPU per action, median of the rounds: {parts}")
+    if "search" in workloads:
+        for side in sides:
+            got = runs["search"][side]
+            counts = [n for x in got for n in x["per decision"]]
+            bad = sum(x["counts disagree"] for x in got)
+            check = f", the two counts disagreed in {bad} decisions" if bad else ""
+            print(
+                f"search, {side}: playouts per decision {min(counts)}-{max(counts)} over {len(counts)} decisions, "
+                f"budget {got[0]['budget']} s, counted by {got[0]['counted by']}{check}"
+            )
     same: list[str] = []
     for w in workloads:
         firsts = [x["first"] for side in sides for x in runs[w][side] if "first" in x]
         if firsts:
             n = min(len(f) for f in firsts)
-            same.append(f"{w} {'yes' if len({tuple(f[:n]) for f in firsts}) == 1 else 'NO'} ({n} hands)")
+            if w == "table-cpu":  # (the counts themselves, the same in every run or not)
+                what = " / ".join(f"{a:,}" for a in sorted({f[0] for f in firsts})) + " accepted actions a run"
+            else:
+                what = f"{n} {FINGERPRINTS.get(w, 'hands')}"
+            same.append(f"{w} {'yes' if len({tuple(f[:n]) for f in firsts}) == 1 else 'NO'} ({what})")
     if same:
         print(f"\nsame play (decisions of the first hands, {' and '.join(sides)}, every round): {', '.join(same)}")
     if args.json:

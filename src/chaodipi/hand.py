@@ -100,7 +100,7 @@ from chaodipi.log import (
     TrumpSet,
     checked_seat,
 )
-from chaodipi.masks import cards_of, holds, masks_of, without
+from chaodipi.masks import cards_of
 from chaodipi.observe import KITTY_SIZE, SeatViews
 from chaodipi.outcome import RED5_PENALTY, Escape, HandResult, hand_result, penalty_words
 from chaodipi.phrases import say
@@ -884,8 +884,16 @@ class Hand(SeatViews):
     def _holds_masks(self, player: int, cards: Sequence[Card]) -> bool:
         """Whether ``player`` holds ``cards`` (copies counted), read from the seat's masks."""
         ones, twos = self.held_masks(player)
-        p1, p2 = masks_of(cards)
-        return len(cards) == p1.bit_count() + p2.bit_count() and holds(ones, twos, p1, p2)
+        p1 = p2 = 0  # (the cards' masks, as masks_of makes them, a third copy refused: inline, a play is short)
+        for c in cards:
+            b = 1 << c.index
+            if p1 & b:
+                if p2 & b:
+                    return False
+                p2 |= b
+            else:
+                p1 |= b
+        return not (p1 & ~ones) and not (p2 & ~twos)
 
     def _verify_lead(self, player: int, cards: Sequence[Card], held: Sequence[Card] | None) -> None:
         """Raise unless ``cards`` make a lead (``held``: the cards to hold them in; None: checked already)."""
@@ -960,7 +968,14 @@ class Hand(SeatViews):
                 self._record(Event(EventKind.FORCED_RED5, player, (FIVE_HEARTS,) * forced, delta, "逼红5"))
         rest = self._holds(self.hands[player], cards)
         assert rest is not None
-        self._set_held(player, rest, without(*self.held_masks(player), *masks_of(cards)))
+        ones, twos = self.held_masks(player)
+        for c in cards:  # (without(), inline: a card played leaves its second copy, else its only one)
+            b = 1 << c.index
+            if twos & b:
+                twos ^= b
+            else:
+                ones ^= b
+        self._set_held(player, rest, (ones, twos))
         self.current.append((player, cards))
         if self.trick is None:
             assert self.lead_format is not None
