@@ -82,7 +82,7 @@ from chaodipi.bidding import (
     kitty_trump_turned,
     parse_choice,
 )
-from chaodipi.cards import Card, Rank, Suit, format_cards, points_of
+from chaodipi.cards import Card, Rank, Suit, format_cards
 from chaodipi.levels import Progress, Side, seat_side
 from chaodipi.log import (
     Action,
@@ -991,7 +991,7 @@ class Hand(SeatViews):
     def _finish_trick(self) -> None:
         assert self.trick is not None and self.leader is not None
         winner = self.current[self.trick.winner][0]  # the trick as judged play by play (RULES §7)
-        points = sum(points_of(c) for _, c in self.current)
+        points = sum([c.points for _, play in self.current for c in play])
         side = self.side_of(winner)
         self.captured[0 if side is Side.DEALER else 1] += points
         rec = TrickRecord(self.leader, tuple(self.current), winner, points)

@@ -157,8 +157,12 @@ class Action:
         a player's or a record's, is built by the checking constructor.)
         """
         action = object.__new__(cls)
-        for name, value in (("kind", kind), ("player", player), ("cards", cards), ("choose", None), ("at", None)):
-            object.__setattr__(action, name, value)
+        put = object.__setattr__  # (the fields one by one: a frozen class)
+        put(action, "kind", kind)
+        put(action, "player", player)
+        put(action, "cards", cards)
+        put(action, "choose", None)
+        put(action, "at", None)
         return action
 
     @classmethod
