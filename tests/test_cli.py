@@ -46,3 +46,17 @@ def test_selfplay_and_demo(capsys: pytest.CaptureFixture[str]) -> None:
 def test_bad_arguments_are_reported(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["arena", "nobody", "rules", "--deals", "1"]) == 2
     assert "unknown bot" in capsys.readouterr().err
+
+
+def test_version_names_the_engine_build(capsys: pytest.CaptureFixture[str]) -> None:
+    """``chaodipi --version`` says which engine runs: the compiled build (make fast) or the pure one."""
+    import chaodipi.play
+    from chaodipi._build import engine_build
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    compiled = not chaodipi.play.__file__.endswith(".py")
+    assert engine_build() == ("compiled" if compiled else "pure")
+    words = "compiled by mypyc" if compiled else "pure Python"
+    assert capsys.readouterr().out.startswith(f"chaodipi {chaodipi.__version__} (engine: {words}")

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from chaodipi._build import engine_build
 from chaodipi.record import game_record, replay
 from chaodipi.rules import PRESET_NAMES
 from chaodipi.server.store import Store
@@ -316,7 +317,8 @@ def test_the_lobby_answers_bad_requests_in_words(tmp_path: Any) -> None:
             running_server(f"sqlite:///{tmp_path}/db.db", **FAST) as base,
             httpx.AsyncClient(base_url=base) as http,
         ):
-            assert (await http.get("/api/health")).json()["ok"] is True
+            health = (await http.get("/api/health")).json()
+            assert health["ok"] is True and health["engine"] == engine_build()
             presets = (await http.get("/api/presets")).json()
             assert [p["name"] for p in presets["presets"]] == list(PRESET_NAMES)
             cases = [

@@ -351,6 +351,17 @@ def _cmd_play(args: argparse.Namespace) -> int:
     return play_main(args.preset, args.bot, args.seed, args.hands)
 
 
+def _version() -> str:
+    """``chaodipi 0.1.0 (engine: compiled by mypyc)``: the version, and which engine build runs."""
+    from chaodipi import __version__
+    from chaodipi._build import engine_build
+
+    return f"chaodipi {__version__} (engine: {_ENGINE_WORDS[engine_build()]})"
+
+
+_ENGINE_WORDS = {"compiled": "compiled by mypyc", "pure": "pure Python; `make fast` builds the compiled one"}
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     try:
         from chaodipi.server.config import ServerConfig
@@ -371,6 +382,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         redis=args.redis,
         lease_s=args.lease,
     )
+    print(_version(), flush=True)
     serve(args.host, args.port, args.db, config)
     return 0
 
@@ -408,6 +420,7 @@ def _scale(text: str) -> float:
 def build_parser() -> argparse.ArgumentParser:
     """The ``chaodipi`` argument parser: referee, demo, simulate, replay, selfplay, arena, play and serve."""
     parser = argparse.ArgumentParser(prog="chaodipi", description="炒地皮 (Chao Di Pi) rules engine and tools")
+    parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", required=True)
     ref = sub.add_parser("referee", help="answer rule questions: JSON lines on stdin, answers on stdout")
     ref.set_defaults(func=_cmd_referee)

@@ -42,6 +42,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
+from chaodipi._build import engine_build
 from chaodipi.record import RecordError
 from chaodipi.rules import PRESET_NAMES, RuleSet
 from chaodipi.server import ledger, ratings
@@ -133,9 +134,14 @@ def _table_id(request: Request) -> int:
 
 
 async def health(request: Request, server: Server) -> Response:
-    """``GET /api/health``: the server is up, its owner name and how many tables it runs; in a platform, each live
-    process (node) and the tables it runs."""
-    answer: dict[str, Any] = {"ok": True, "owner": server.config.owner, "tables": len(server.tables)}
+    """``GET /api/health``: the server is up, its owner name, how many tables it runs and which engine build
+    (``compiled`` or ``pure``); in a platform, each live process (node) and the tables it runs."""
+    answer: dict[str, Any] = {
+        "ok": True,
+        "owner": server.config.owner,
+        "tables": len(server.tables),
+        "engine": engine_build(),
+    }
     if server.bus is not None:
         answer["nodes"] = await server.bus.live_nodes()
     return JSONResponse(answer)
