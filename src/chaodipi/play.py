@@ -173,8 +173,8 @@ class FollowRule:
         self.fixed: dict[Card, int] = {}
         self.top_required: list[int] | None = None
         self.best = (0, 0)
-        if self.k == self.n_suit:
-            return  # the whole suit must be played: nothing to choose (RULES §6.1)
+        if self.k == self.n_suit or self.n == 1:
+            return  # the whole suit must be played, or a single led: no duty but the suit's (RULES §6.1)
         if self.lead.has_ftk:
             if suit == TRUMP:
                 self._init_trump_ftk()
@@ -296,7 +296,7 @@ class FollowRule:
             if self.k == self.n_suit and self.k < n:
                 return say("follow.all_suit", suit=self.suit, held=len(held), cards=held)
             return say("follow.suit", suit=self.suit, need=self.k, played=played, held=len(held), cards=held)
-        if self.k == self.n_suit:
+        if self.k == self.n_suit or n == 1:
             return None
         if self.fixed or self.top_required is not None:
             effective = self.trump_order.effective
@@ -343,6 +343,12 @@ class FollowRule:
         """Every legal choice of the cards of the led suit (as distinct multisets)."""
         if self.k == self.n_suit:
             yield tuple(self.suit_cards)
+            return
+        if self.n == 1:  # a single led: any card of the suit, strongest first
+            s1 = self._s1
+            for b, c in self.trump_order.ranked[self.suit]:
+                if s1 & b:
+                    yield (c,)
             return
         if self.top_required is not None:
             order = self.trump_order.order
