@@ -77,6 +77,15 @@ class LeadChoices:
                     size += 1 + (ftk_pair and twos & trio == trio)
             self._sizes.append(size)
 
+    def masks(self) -> CardMasks:
+        """The hand as bit masks (:mod:`chaodipi.masks`)."""
+        return self._ones, self._twos
+
+    def suit_size(self, suit: str) -> int:
+        """How many cards of effective suit ``suit`` the hand holds."""
+        held = self._masks.get(suit)
+        return 0 if held is None else held[0].bit_count() + held[1].bit_count()
+
     def suit_counts(self) -> dict[str, dict[Card, int]]:
         """The hand's cards counted, by effective suit, strongest first (read it, do not change it)."""
         counts = self._counts
@@ -117,21 +126,26 @@ class LeadChoices:
             return out
         s1, s2 = held
         trump_order = self._trump_order
+        singles, pairs, made = _simple_units(trump_order)
         for run in sorted(self._runs.get(suit, ()), key=lambda r: -r[-1][1]):
             for length in range(len(run), 1, -1):
                 for start in range(len(run) - length, -1, -1):
-                    seg = run[start : start + length]
-                    tcards = tuple(c for c, _ in reversed(seg) for _ in range(2))
-                    out.append(Unit(UnitKind.TRACTOR, tcards, suit, seg[-1][1]))
+                    top, value = run[start + length - 1]
+                    key = (suit, top.index, value, length)  # (the top pair and the length place it on its chain)
+                    unit = made.get(key)
+                    if unit is None:
+                        seg = run[start : start + length]
+                        tcards = tuple(c for c, _ in reversed(seg) for _ in range(2))
+                        unit = made[key] = Unit(UnitKind.TRACTOR, tcards, suit, value)
+                    out.append(unit)
         ftk_pair = trump_order.rules.ftk_pair
         ones, twos = self._ones, self._twos  # (the whole hand: a 5h led as a heart is a trump, RULES §4.2)
         for x in ftk_suits(trump_order, suit, lead=True):
-            trio, trio_mask = _FTK_TRIOS[x], _FTK_MASKS[x]
+            trio_mask = _FTK_MASKS[x]
             if ftk_pair and twos & trio_mask == trio_mask:
-                out.append(Unit(UnitKind.FTK_PAIR, tuple(c for c in trio for _ in range(2)), suit, 0))
+                out.append(_ftk_unit(made, suit, x, 2))
             if ones & trio_mask == trio_mask:
-                out.append(Unit(UnitKind.FTK, trio, suit, 0))
-        singles, pairs = _simple_units(trump_order)
+                out.append(_ftk_unit(made, suit, x, 1))
         ranked = trump_order.ranked[suit]  # (strongest first)
         out.extend([pairs[c] for b, c in ranked if s2 & b])
         out.extend([singles[c] for b, c in ranked if s1 & b])
@@ -139,14 +153,33 @@ class LeadChoices:
         return out
 
 
-def _simple_units(trump_order: TrumpOrder) -> list[dict[Card, Unit]]:
-    """The single and the pair unit of every card, by card, made once per trump order."""
-    cache = cast("list[dict[Card, Unit]]", trump_order.unit_cache)  # (a text: no generic alias made per call)
+_UnitKey = tuple[str, int, int, int]
+
+
+def _simple_units(trump_order: TrumpOrder) -> tuple[dict[Card, Unit], dict[Card, Unit], dict[_UnitKey, Unit]]:
+    """The single and the pair unit of every card, by card, made once per trump order; and the tractors and
+    5·10·Ks made so far (at most every segment of the order's chains and two FTKs a suit: a few hundred)."""
+    cache = trump_order.unit_cache
     if not cache:
         effective, order = trump_order.effective, trump_order.order
         cache.append({c: Unit(UnitKind.SINGLE, (c,), effective[c.index], order[c.index]) for c in Card.ALL})
         cache.append({c: Unit(UnitKind.PAIR, (c, c), effective[c.index], order[c.index]) for c in Card.ALL})
-    return cache
+        cache.append({})
+    return cast("tuple[dict[Card, Unit], dict[Card, Unit], dict[_UnitKey, Unit]]", tuple(cache))
+
+
+def _ftk_unit(made: dict[_UnitKey, Unit], suit: str, x: Suit, copies: int) -> Unit:
+    """The 5·10·K of natural suit ``x`` (``copies`` 2: the FTK pair) led in effective suit ``suit``, made once."""
+    key = (suit, _FTK_TRIOS[x][0].index, -1, copies)
+    unit = made.get(key)
+    if unit is None:
+        trio = _FTK_TRIOS[x]
+        if copies == 2:
+            unit = Unit(UnitKind.FTK_PAIR, tuple(c for c in trio for _ in range(2)), suit, 0)
+        else:
+            unit = Unit(UnitKind.FTK, trio, suit, 0)
+        made[key] = unit
+    return unit
 
 
 #: Each natural suit's 5, 10 and K (RULES §4.2).

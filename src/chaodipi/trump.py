@@ -153,9 +153,10 @@ class TrumpOrder:
     suit_mask: dict[str, int]
     #: each effective suit's cards from the strongest down (ties by card index), with their bits
     ranked: dict[str, tuple[tuple[int, Card], ...]]
-    #: the single and the pair unit of each card, by card, made at first use by :mod:`chaodipi.leads`, which types
-    #: them (units.py builds on this module, so this one does not name its classes)
-    unit_cache: list[dict[Card, object]]
+    #: the single and the pair unit of each card, by card, and the tractors and 5·10·Ks led so far, made at first
+    #: use by :mod:`chaodipi.leads`, which types them (units.py builds on this module, so this one does not name
+    #: its classes)
+    unit_cache: list[dict[object, object]]
 
     def __init__(self, rules: RuleSet, level: Rank | None, trump: Suit | None) -> None:
         if level is not None and level > Rank.ACE:

@@ -48,6 +48,11 @@ def _key(cards: Play) -> Play:
     return cards if len(cards) == 1 else tuple(sorted(cards, key=_INDEX))
 
 
+def _copies(ones: int, twos: int, c: Card) -> int:
+    """How many copies of ``c`` the hand ``(ones, twos)`` holds (:mod:`chaodipi.masks`)."""
+    return (ones >> c.index & 1) + (twos >> c.index & 1)
+
+
 def _cost(c: Card, trump_order: TrumpOrder) -> float:
     """How much a card is worth keeping: strong cards, trumps and points cost more to give away."""
     return _costs(trump_order)[c.index]
@@ -164,12 +169,9 @@ def _lead(
     effective = trump_order.effective
     costs = _costs(trump_order)
     others = _Pool(masks_of(pool) if pool_masks is None else pool_masks, trump_order)
-    held: dict[Card, int] = {}
-    length_of: dict[str, int] = {}
-    for suit, counts in leads.suit_counts().items():
-        held.update(counts)
-        length_of[suit] = sum(counts.values())
-    trumps_mine = length_of.get(TRUMP, 0)
+    ones, twos = leads.masks()
+    length_of = {suit: leads.suit_size(suit) for suit in EFFECTIVE_SUITS}
+    trumps_mine = length_of[TRUMP]
     trumps_out = others.size_of.get(TRUMP, 0)
     offers: dict[Play, float] = {}
 
@@ -198,7 +200,9 @@ def _lead(
         used: list[Card] = []
         taken: dict[Card, int] = {}
         for u in sorted(tops, key=lambda u: -len(u.cards)):
-            if all(taken.get(c, 0) + u.cards.count(c) <= held[c] for c in u.cards):
+            if all(
+                taken.get(c, 0) + u.cards.count(c) <= (ones >> c.index & 1) + (twos >> c.index & 1) for c in u.cards
+            ):
                 used.extend(u.cards)
                 for c in u.cards:
                     taken[c] = taken.get(c, 0) + 1
@@ -224,7 +228,7 @@ def _lead(
         if u.kind != UnitKind.SINGLE or u.suit == TRUMP:
             continue
         c = u.cards[0]
-        if held[c] > 1:
+        if twos >> c.index & 1:
             continue  # do not break a pair
         length = length_of[u.suit]
         score = 5 - costs[c.index] / 4 + length * 0.5 + (8 if u.suit in partner_voids else 0) - c.points
