@@ -172,6 +172,9 @@ class TrickState:
                 if len(play) == 1 and unit.kind is UnitKind.SINGLE:  # (a single against a single: its order)
                     strength = self.trump_order.order[play[0].index]
                     beats = strength > self.best
+                elif len(play) == 2 and unit.kind is UnitKind.PAIR:  # (two cards against a pair: a pair, or nothing)
+                    strength = self.trump_order.order[play[0].index]
+                    beats = play[0] is play[1] and strength > self.best
                 else:
                     beats, strength = _in_suit_beats(play, unit, self.best, self.trump_order)
                 if beats:
