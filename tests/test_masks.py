@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import list_oracle as old
 from chaodipi.cards import Card, deck, format_cards, parse_cards
 from chaodipi.leads import LeadChoices, unit_leads
-from chaodipi.masks import add, cards_in, cards_of, holds, masks_of, size, without
+from chaodipi.masks import add, cards_in, cards_of, holds, masks_of, missing, size, without
 from chaodipi.phrases import Phrase
 from chaodipi.play import FollowRule, check_throw, unit_beaten
 from chaodipi.trump import TrumpOrder
@@ -50,6 +50,9 @@ def test_masks_count_hold_and_remove_as_a_multiset_does(a: list[Card], b: list[C
     assert holds(ones, twos, *p)
     assert Counter(cards_in(*without(ones, twos, *p))) == _counts(a) - Counter(sub)
     assert holds(ones, twos, *masks_of(b)) == (not Counter(b) - _counts(a))
+    lacked = sorted(Counter(b) - _counts(a), key=lambda c: c.index)
+    assert cards_of(missing(ones, twos, b)) == lacked
+    assert cards_of(missing(ones, twos, [*b, *b, *b])) == sorted(set(b), key=lambda c: c.index)  # (a third copy)
     together = _counts(a) + _counts(b)
     if all(n <= 2 for n in together.values()):
         assert Counter(cards_in(*add(ones, twos, *masks_of(b)))) == together

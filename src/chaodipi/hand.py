@@ -100,7 +100,7 @@ from chaodipi.log import (
     TrumpSet,
     checked_seat,
 )
-from chaodipi.masks import cards_of
+from chaodipi.masks import add, cards_of, masks_of, missing, without
 from chaodipi.observe import KITTY_SIZE, SeatViews
 from chaodipi.outcome import RED5_PENALTY, Escape, HandResult, hand_result, penalty_words
 from chaodipi.phrases import say
@@ -405,9 +405,7 @@ class Hand(SeatViews):
         held.append(card)
         kept = self._held[seat]
         if kept is not None and kept[0] is held and kept[1] == len(held) - 1:  # (the seat's masks, one card more)
-            ones, twos = kept[2]
-            b = 1 << card.index
-            self._held[seat] = (held, len(held), (ones, twos | b) if ones & b else (ones | b, twos))
+            self._held[seat] = (held, len(held), add(*kept[2], 1 << card.index, 0))
         if card.rank == self.level or card.suit is None or card is FIVE_HEARTS:
             self._bid_cards[seat] += 1
         self.dealt += 1
@@ -445,12 +443,7 @@ class Hand(SeatViews):
             raise IllegalActionError(say("bid.flag"))
         if self.phase not in (Phase.DEAL, Phase.COUNTDOWN):
             raise IllegalActionError(say("bid.phase", phase=self.phase.value))
-        if own:
-            pass
-        elif held is None:
-            if not self._holds_masks(player, cards):
-                raise IllegalActionError(say("not_held", player=player, cards=tuple(cards)))
-        elif self._holds(held, cards) is None:
+        if not own and not (self._holds_masks(player, cards) if held is None else self._holds(held, cards) is not None):
             raise IllegalActionError(say("not_held", player=player, cards=tuple(cards)))
         bid = self._make_bid(player, cards, choose)
         if self.dark:
@@ -883,17 +876,7 @@ class Hand(SeatViews):
 
     def _holds_masks(self, player: int, cards: Sequence[Card]) -> bool:
         """Whether ``player`` holds ``cards`` (copies counted), read from the seat's masks."""
-        ones, twos = self.held_masks(player)
-        p1 = p2 = 0  # (the cards' masks, as masks_of makes them, a third copy refused: inline, a play is short)
-        for c in cards:
-            b = 1 << c.index
-            if p1 & b:
-                if p2 & b:
-                    return False
-                p2 |= b
-            else:
-                p1 |= b
-        return not (p1 & ~ones) and not (p2 & ~twos)
+        return not missing(*self.held_masks(player), cards)
 
     def _verify_lead(self, player: int, cards: Sequence[Card], held: Sequence[Card] | None) -> None:
         """Raise unless ``cards`` make a lead (``held``: the cards to hold them in; None: checked already)."""
@@ -968,14 +951,7 @@ class Hand(SeatViews):
                 self._record(Event(EventKind.FORCED_RED5, player, (FIVE_HEARTS,) * forced, delta, "逼红5"))
         rest = self._holds(self.hands[player], cards)
         assert rest is not None
-        ones, twos = self.held_masks(player)
-        for c in cards:  # (without(), inline: a card played leaves its second copy, else its only one)
-            b = 1 << c.index
-            if twos & b:
-                twos ^= b
-            else:
-                ones ^= b
-        self._set_held(player, rest, (ones, twos))
+        self._set_held(player, rest, without(*self.held_masks(player), *masks_of(cards)))
         self.current.append((player, cards))
         if self.trick is None:
             assert self.lead_format is not None

@@ -9,7 +9,8 @@ The questions the rules ask of a hand are then integer operations:
 - the cards of an effective suit: ``ones & suit_mask``, ``twos & suit_mask`` (a trump order keeps the
   five suits' masks, :attr:`chaodipi.trump.TrumpOrder.suit_mask`);
 - does it hold a pair in this suit: ``twos & suit_mask != 0``; how many pairs: its bit count;
-- does it hold these cards: :func:`holds`; what is left after playing them: :func:`without`.
+- does it hold these cards: :func:`holds` (which of them it lacks: :func:`missing`); what is left after
+  playing them: :func:`without`.
 
 ``Card`` objects stay at the edges (plays, records, views, the wire): :func:`cards_of` turns a mask back
 into cards, in the order of the card index.
@@ -25,7 +26,7 @@ into cards, in the order of the card index.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from chaodipi.cards import Card
 
@@ -37,6 +38,7 @@ __all__ = [
     "cards_of",
     "holds",
     "masks_of",
+    "missing",
     "size",
     "without",
 ]
@@ -70,6 +72,23 @@ def size(ones: int, twos: int) -> int:
 def holds(ones: int, twos: int, p_ones: int, p_twos: int) -> bool:
     """Whether the set ``(ones, twos)`` holds every card of ``(p_ones, p_twos)``, copies counted."""
     return not (p_ones & ~ones) and not (p_twos & ~twos)
+
+
+def missing(ones: int, twos: int, cards: Sequence[Card]) -> int:
+    """The bits of the cards that ``cards`` names more often than the set ``(ones, twos)`` holds them (a card
+    named three times is never held: the game has two decks); 0 when the set holds them all.
+
+    >>> from chaodipi.cards import parse_cards
+    >>> cards_of(missing(*masks_of(parse_cards("Ah Ah Kh")), parse_cards("Ah Kh Kh 5c")))
+    [Card('Kh'), Card('5c')]
+    """
+    p_ones, p_twos = masks_of(cards)
+    miss = (p_ones & ~ones) | (p_twos & ~twos)
+    if p_ones.bit_count() + p_twos.bit_count() != len(cards):  # (a card named a third time)
+        for c in cards:
+            if cards.count(c) > 2:
+                miss |= 1 << c.index
+    return miss
 
 
 def without(ones: int, twos: int, p_ones: int, p_twos: int) -> CardMasks:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from chaodipi.cards import Card, Rank
-from chaodipi.masks import CardMasks, masks_of
+from chaodipi.masks import CardMasks, masks_of, missing
 from chaodipi.phrases import Phrase, say
 from chaodipi.rules import ThrowFailPlay, TrumpFtkFollow
 from chaodipi.trump import EFFECTIVE_SUITS, TRUMP, TrumpOrder
@@ -276,18 +276,10 @@ class FollowRule:
         n = self.n
         if len(play) != n:
             return say("follow.count", n=n, played=len(play))
-        p1 = p2 = over = 0
-        for c in play:
-            b = 1 << c.index
-            if p1 & b:
-                if p2 & b:
-                    over |= b  # a third copy: never held
-                p2 |= b
-            else:
-                p1 |= b
-        miss = (p1 & ~self._ones) | (p2 & ~self._twos) | over
+        miss = missing(self._ones, self._twos, play)
         if miss:
             return say("follow.not_held", cards=tuple(c for c in dict.fromkeys(play) if miss >> c.index & 1))
+        p1, p2 = masks_of(play)
         mask = self.trump_order.suit_mask[self.suit]
         q1, q2 = p1 & mask, p2 & mask
         if q1.bit_count() + q2.bit_count() != self.k:
@@ -476,14 +468,8 @@ def unit_beaten_by(unit: Unit, held: CardMasks, trump_order: TrumpOrder) -> bool
         return any(
             len(run) >= unit.pairs and run[-1][1] > unit.strength for run in pair_runs_of(twos, trump_order, unit.suit)
         )
-    cards = ones if kind is UnitKind.SINGLE else twos
-    if not cards:
-        return False
-    order = trump_order.order
-    for b, c in trump_order.ranked[unit.suit]:  # (strongest first: the first held decides)
-        if cards & b:
-            return order[c.index] > unit.strength
-    return False  # pragma: no cover - a held card is always ranked
+    top = trump_order.strongest(unit.suit, ones if kind is UnitKind.SINGLE else twos)
+    return top is not None and trump_order.order[top.index] > unit.strength
 
 
 def check_throw(lead: Sequence[Card], others: Sequence[Sequence[Card]], trump_order: TrumpOrder) -> ThrowResult:

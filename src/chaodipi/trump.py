@@ -304,6 +304,15 @@ class TrumpOrder:
         """Cards sorted by effective suit and strength (a hand as players hold it), as by :meth:`sort_key`."""
         return sorted(cards, key=self.sort_position.__getitem__)
 
+    def strongest(self, suit: str, bits: int) -> Card | None:
+        """The strongest card of effective suit ``suit`` whose bit is set in ``bits`` (:mod:`chaodipi.masks`; ties
+        by card index), or None when none is."""
+        if bits:
+            for b, c in self.ranked[suit]:
+                if bits & b:
+                    return c
+        return None
+
     def order_text(self) -> str:
         """The trump order, high to low, for display (equal cards joined with '=')."""
         trumps = [c for c in Card.ALL if self.effective[c.index] == TRUMP]

@@ -104,7 +104,7 @@ class _Pool:
     __slots__ = ("_by_suit", "_ones", "_trump_order", "_twos", "size_of", "top_pair", "top_single")
 
     def __init__(self, pool: CardMasks, trump_order: TrumpOrder) -> None:
-        order, suit_mask, ranked = trump_order.order, trump_order.suit_mask, trump_order.ranked
+        order, suit_mask = trump_order.order, trump_order.suit_mask
         ones, twos = self._ones, self._twos = pool
         self._trump_order = trump_order
         self._by_suit: dict[str, list[Card]] = {}
@@ -117,15 +117,10 @@ class _Pool:
                 continue
             s2 = twos & s1
             size_of[suit] = s1.bit_count() + s2.bit_count()
-            for b, c in ranked[suit]:  # (strongest first: the first held is the top)
-                if s1 & b:
-                    top_single[suit] = order[c.index]
-                    break
-            if s2:
-                for b, c in ranked[suit]:
-                    if s2 & b:
-                        top_pair[suit] = order[c.index]
-                        break
+            for top, cards in ((top_single, s1), (top_pair, s2)):
+                card = trump_order.strongest(suit, cards)
+                if card is not None:
+                    top[suit] = order[card.index]
         self.top_single, self.top_pair, self.size_of = top_single, top_pair, size_of
 
     def of_suit(self, suit: str) -> list[Card]:
@@ -181,18 +176,8 @@ def _lead(
             offers[key] = score
 
     tops_by_suit: dict[str, list[Unit]] = {}
-    top_single, top_pair, checked = others.top_single, others.top_pair, TrustedChecks.on
     for u in units:
-        kind = u.kind
-        if checked and kind not in _FTKS:
-            top = _unit_is_top(u, others, trump_order)
-        elif kind is UnitKind.SINGLE:  # (as _Pool.beats, without the calls: most units are singles and pairs)
-            top = top_single.get(u.suit, -1) <= u.strength
-        elif kind is UnitKind.PAIR:
-            top = top_pair.get(u.suit, -1) <= u.strength
-        else:
-            top = kind in _FTKS or _unit_is_top(u, others, trump_order)
-        if top:
+        if u.kind in _FTKS or _unit_is_top(u, others, trump_order):
             tops_by_suit.setdefault(u.suit, []).append(u)
     for suit, tops in tops_by_suit.items():
         ruffable = suit != TRUMP and suit in opp_voids and trumps_out > 0
@@ -200,9 +185,7 @@ def _lead(
         used: list[Card] = []
         taken: dict[Card, int] = {}
         for u in sorted(tops, key=lambda u: -len(u.cards)):
-            if all(
-                taken.get(c, 0) + u.cards.count(c) <= (ones >> c.index & 1) + (twos >> c.index & 1) for c in u.cards
-            ):
+            if all(taken.get(c, 0) + u.cards.count(c) <= _copies(ones, twos, c) for c in u.cards):
                 used.extend(u.cards)
                 for c in u.cards:
                     taken[c] = taken.get(c, 0) + 1
@@ -236,17 +219,8 @@ def _lead(
             score -= 6
         offer(score, (c,))
     # the cheapest unit always stands as a fallback (only trumps or only pairs left)
-    cheapest: tuple[float, int] | None = None
-    fallback = units[0]
-    for u in units:
-        cards = u.cards
-        if len(cards) <= 2 and (u.kind is UnitKind.SINGLE or u.kind is UnitKind.PAIR):
-            value = (costs[cards[0].index], -len(cards))  # (a pair's two cards cost the same)
-        else:
-            value = (sum([costs[c.index] for c in cards]) / len(cards), -len(cards))
-        if cheapest is None or value < cheapest:
-            cheapest, fallback = value, u
-    offer(-20, fallback.cards)
+    u = min(units, key=lambda u: (sum([costs[c.index] for c in u.cards]) / len(u.cards), -len(u.cards)))
+    offer(-20, u.cards)
     return sorted(((sc, p) for p, sc in offers.items()), key=lambda sp: -sp[0])
 
 
