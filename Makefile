@@ -35,7 +35,7 @@ endif
 # Says which engine build a venv's chaodipi runs, asking it: `chaodipi 0.1.0 (engine: compiled by mypyc)`.
 say_engine = $(1)/chaodipi --version
 
-.PHONY: run selfplay arena test soak bench lint typecheck unit unit-browser unit-fast unit-fast-logged fast referee \
+.PHONY: run selfplay arena test test-learn learn train soak bench lint typecheck unit unit-browser unit-fast unit-fast-logged fast referee \
   browser compiler clean
 
 $(STAMP): pyproject.toml
@@ -168,6 +168,30 @@ unit-fast-logged:
 	@$(call say_engine,$(FAST_BIN)) >>$(FAST_LOG) 2>&1
 	@$(UNIT_FAST) -n 0 >>$(FAST_LOG) 2>&1
 
+# The learn extra (torch and Ray: docs/bots.md): training the learned bot, self-play and arenas on a Ray cluster.
+# TORCH is installed first: here torch==2.13.0 is the CPU build on this machine's disk; elsewhere PyPI's Linux
+# wheel of torch is the CUDA build (gigabytes): make test-learn TORCH="torch --index-url https://download.pytorch.org/whl/cpu"
+# installs the CPU one. `make test` does not need the extra: its tests of training and Ray are skipped without it.
+TORCH ?= torch==2.13.0
+LEARN_STAMP := $(VENV)/.learn-installed
+$(LEARN_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet $(TORCH)
+	$(BIN)/python -m pip install --quiet -e '.[dev,learn]'
+	touch $(LEARN_STAMP)
+
+learn: $(LEARN_STAMP)
+
+test-learn: $(LEARN_STAMP)
+	$(BIN)/pytest -p no:cacheprovider -rs tests/test_learned.py tests/test_cluster.py tests/test_rl_env.py
+
+# Train the learned bot (docs/bots.md): self-play rounds, then the weights in $(WEIGHTS); play them with
+# `.venv/bin/chaodipi arena learned rules --weights learned.npz`. HANDS hands per round, ROUNDS rounds, JOBS processes.
+HANDS ?= 30000
+ROUNDS ?= 2
+WEIGHTS ?= learned.npz
+train: $(LEARN_STAMP)
+	$(BIN)/chaodipi train --hands $(HANDS) --rounds $(ROUNDS) --jobs $(JOBS) --out $(WEIGHTS)
+
 soak: $(STAMP)
 	CHAODIPI_SOAK=1 $(BIN)/pytest -m slow -p no:cacheprovider
 
@@ -182,6 +206,7 @@ bench: $(STAMP) $(if $(wildcard $(FAST)),$(FAST_STAMP))
 	$(BIN)/python bench/bench_compare.py
 	$(BIN)/python bench/bench_memory.py
 	$(BIN)/python bench/bench_cardsets.py
+	$(BIN)/python bench/bench_rl_env.py
 
 clean:
 	rm -rf $(VENV) $(FAST) .mypy_cache .pytest_cache .ruff_cache build src/*.egg-info

@@ -32,3 +32,12 @@ def compiled_build() -> bool:
     """Whether ``make fast``'s venv is there, with the engine compiled."""
     check = [str(FAST_PYTHON), "-c", "import chaodipi.play as m, sys; sys.exit(m.__file__.endswith('.py'))"]
     return FAST_PYTHON.exists() and subprocess.run(check, capture_output=True, cwd="/").returncode == 0
+
+
+def require_build(what: str) -> None:
+    """Stop unless the engine imported is the build ``what`` names (``chaodipi-compiled``: the compiled one)."""
+    import chaodipi.play
+
+    compiled = not chaodipi.play.__file__.endswith(".py")
+    if compiled != (what == "chaodipi-compiled"):
+        raise SystemExit(f"{what}: imported {chaodipi.play.__file__}")

@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench_common import FAST_PYTHON, compiled_build, cpu_model, pin
+from bench_common import FAST_PYTHON, compiled_build, cpu_model, pin, require_build
 
 HERE = Path(__file__).resolve().parent
 PEERS_VENV = HERE / ".peers-venv"
@@ -116,11 +116,7 @@ def measure_rlcard_env(name: str, seconds: float, seed: int) -> dict[str, float]
 def worker(what: str, seconds: float, cpu: int | None, seed: int) -> None:
     pin(cpu)
     if what in OURS:
-        import chaodipi.play
-
-        compiled = not chaodipi.play.__file__.endswith(".py")
-        if compiled != (what == "chaodipi-compiled"):
-            raise SystemExit(f"{what}: imported {chaodipi.play.__file__}")
+        require_build(what)
         result = measure_chaodipi(seconds)
         result["version"] = platform.python_version()
     else:
@@ -159,9 +155,11 @@ def peer_env() -> str | None:
     return None
 
 
-def measure(what: str, seconds: float, cpu: int | None, seed: int) -> dict[str, Any]:
+def measure(what: str, seconds: float, cpu: int | None, seed: int, *, script: str = __file__) -> dict[str, Any]:
+    """One subject measured in its own process: ``script --worker what`` run by chaodipi's Python (``chaodipi``),
+    the compiled build's (``chaodipi-compiled``) or the RLCard venv's (anything else); its last line is JSON."""
     python = {"chaodipi": sys.executable, "chaodipi-compiled": str(FAST_PYTHON)}.get(what, str(PEER_PYTHON))
-    cmd = [python, __file__, "--worker", what, "--seconds", str(seconds), "--seed", str(seed)]
+    cmd = [python, script, "--worker", what, "--seconds", str(seconds), "--seed", str(seed)]
     if cpu is not None:
         cmd += ["--cpu", str(cpu)]
     done = subprocess.run(cmd, capture_output=True, text=True, check=True)

@@ -449,6 +449,23 @@ def test_a_search_bot_thinks_in_the_process_pool_and_the_table_stays_responsive(
     run(main())
 
 
+def test_learned_bots_play_at_a_table(tmp_path: Any) -> None:
+    """The learned bot (issue 25) at a server table: it decides in the process pool from the seat's view."""
+
+    async def main() -> None:
+        async with running_server(f"sqlite:///{tmp_path}/db.db", **{**FAST, "time_scale": 100.0}) as base:
+            table = await new_table(base, QUICK_DECLARE, bots={"1": "learned", "2": "learned", "3": "learned"}, seed=3)
+            _, token = await join(base, table, "网", 0)
+            client = Client(base, table, token)
+            await client.connect()
+            await client.play(until=lambda c: c.view is not None and len(c.view["tricks"]) >= 2, timeout=120)
+            plays = {e["p"] for e in client.events if e["e"] == "played"}
+            assert {1, 2, 3} <= plays
+            await client.close()
+
+    run(main())
+
+
 def test_leaving_between_hands_starts_the_next_hand_with_the_leave(tmp_path: Any) -> None:
     url = f"sqlite:///{tmp_path}/db.db"
 

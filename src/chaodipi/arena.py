@@ -4,7 +4,10 @@ Every deal is played twice from the same shuffle: once with bot A in seats 0 and
 bot B in seats 1 and 3, then with the seats swapped, so the cards even out. Each deal is a
 hand at level 2 with a known dealer (deal i: seat i mod 4), bidding, burial, frying and play
 included. Reported: A's hand win rate with its Wilson 95% interval, the mean point margin,
-the levels gained, and the time per decision (mean and p95), over K processes.
+the levels gained, and the time per decision (mean and p95), over K processes or on a Ray
+cluster (:mod:`chaodipi.cluster`): the deals go out in batches of consecutive deals, one task
+each, and every random choice comes from the seed and the deal number, so the result is the
+same (times aside) in one process, over K processes or on Ray, whatever the batch size.
 """
 
 from __future__ import annotations
@@ -12,18 +15,21 @@ from __future__ import annotations
 import math
 import random
 import statistics
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from chaodipi.bots import make_bot, run_hand
 from chaodipi.bots.base import DecisionTimer
 from chaodipi.cards import shuffled_deck
+from chaodipi.cluster import run_batches
 from chaodipi.hand import Hand
 from chaodipi.rules import RuleSet
 from chaodipi.settlement import Side
 
-__all__ = ["ArenaResult", "DealResult", "play_deal", "run_arena", "wilson"]
+__all__ = ["ArenaResult", "DealResult", "play_deal", "play_deals", "run_arena", "wilson"]
+
+#: One deal's arguments for :func:`play_deal`: bot A, bot B, the rules, the seed, the deal's number, bot options.
+DealTask = tuple[str, str, str, int, int, dict[str, dict[str, float]]]
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -78,7 +84,7 @@ def _one_hand(
     return a_won, margin, levels, ta, tb
 
 
-def play_deal(args: tuple[str, str, str, int, int, dict[str, dict[str, float]]]) -> DealResult:
+def play_deal(args: DealTask) -> DealResult:
     """Play deal ``deal`` twice (A in seats 0/2, then in 1/3)."""
     bot_a, bot_b, rules_spec, seed, deal, options = args
     rules = RuleSet.from_spec(rules_spec)
@@ -92,6 +98,11 @@ def play_deal(args: tuple[str, str, str, int, int, dict[str, dict[str, float]]])
         out.times_a.extend(ta)
         out.times_b.extend(tb)
     return out
+
+
+def play_deals(batch: list[DealTask]) -> list[DealResult]:
+    """A batch of deals, one after the other (one task of :func:`run_arena`, in a process or on Ray)."""
+    return [play_deal(args) for args in batch]
 
 
 @dataclass
@@ -155,12 +166,21 @@ def run_arena(
     jobs: int = 1,
     options: dict[str, dict[str, float]] | None = None,
     on_progress: Callable[[int, int, int], None] | None = None,
+    ray: str | None = None,
+    batch: int = 10,
 ) -> ArenaResult:
-    """Play ``deals`` duplicate deals between two bots, spread over ``jobs`` processes.
+    """Play ``deals`` duplicate deals between two bots, spread over ``jobs`` processes or on Ray.
 
-    ``on_progress(hands_done, hands_total, a_wins)``, when given, is called in this process each
-    time a deal's two hands come in (in deal order, also with ``jobs`` > 1), with the running
-    totals: the command line draws its progress bar with it. The arena itself draws nothing.
+    The deals go out in batches of ``batch`` consecutive deals, one task each
+    (:func:`chaodipi.cluster.run_batches`): in this process when ``jobs`` is 1, over ``jobs``
+    processes otherwise, or on Ray when ``ray`` is given (``"local"`` starts it here with
+    ``jobs`` CPUs; else a running cluster's address, ``HOST:PORT`` or ``auto``). The result is
+    the same however the deals are spread (times aside), and so is the progress.
+
+    ``on_progress(hands_done, hands_total, a_wins)``, when given, is called in this process for
+    each deal's two hands, in deal order, as each batch comes in (also with ``jobs`` > 1 or on
+    Ray), with the running totals: the command line draws its progress bar with it. The arena
+    itself draws nothing.
 
     >>> seen = []
     >>> result = run_arena("random", "random", deals=2, on_progress=lambda *p: seen.append(p))
@@ -173,26 +193,23 @@ def run_arena(
         raise ValueError(f"deals must be at least 1, not {deals}")
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, not {jobs}")
+    if batch < 1:
+        raise ValueError(f"batch must be at least 1, not {batch}")
     opts = options or {}
-    tasks = [(bot_a, bot_b, preset, seed, d, opts) for d in range(deals)]
+    tasks: list[DealTask] = [(bot_a, bot_b, preset, seed, d, opts) for d in range(deals)]
+    batches = [tasks[i : i + batch] for i in range(0, deals, batch)]
     results: list[DealResult] = []
     wins = 0
 
-    def collect(deal_results: Iterable[DealResult]) -> None:
+    def collect(deal_results: list[DealResult]) -> None:
         nonlocal wins
-        for r in deal_results:  # as each comes in, so that the progress is live
+        for r in deal_results:  # each batch as it comes in (in deal order), so that the progress is live
             results.append(r)
             wins += r.a_wins
             if on_progress is not None:
                 on_progress(2 * len(results), 2 * deals, wins)
 
-    workers = min(jobs, deals)  # more processes than deals would only sit idle
-    if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            # One deal at a time: a deal takes far longer than sending it, and the progress stays live.
-            collect(pool.map(play_deal, tasks))
-    else:
-        collect(map(play_deal, tasks))
+    run_batches(play_deals, batches, jobs=jobs, ray=ray, on_result=collect)
     hands = 2 * len(results)
     margins = [m for r in results for m in r.margins]
     return ArenaResult(

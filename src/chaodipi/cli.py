@@ -18,7 +18,7 @@ import os
 import random
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -323,24 +323,43 @@ def _cmd_arena(args: argparse.Namespace) -> int:
         if name not in BOT_NAMES:
             raise ValueError(f"unknown bot {name!r}; the bots are {', '.join(BOT_NAMES)}")
     options = {"search": {"budget": args.budget}}
-    with progress_bar(f"{args.bot_a} vs {args.bot_b}", 2 * args.deals, "hands") as update:
+    if args.weights:
+        from chaodipi.rl.learned import WEIGHTS_VARIABLE, QNet
 
-        def on_progress(done: int, total: int, a_wins: int) -> None:
-            lo, hi = wilson(a_wins, done)
-            update(done, f"{args.bot_a} won {a_wins / done:.1%} (Wilson 95%: {lo:.1%}–{hi:.1%})")
+        QNet.load(args.weights)  # a bad file is refused here, in words, before any deal
+        os.environ[WEIGHTS_VARIABLE] = str(Path(args.weights).resolve())  # (the arena's processes inherit it)
+    with ExitStack() as stack:
+        if args.ray is not None:  # one Ray session for the whole arena (after the environment is set): its size first
+            from chaodipi.cluster import cluster_summary, ray_session
 
-        result = run_arena(
-            args.bot_a,
-            args.bot_b,
-            preset=args.preset,
-            deals=args.deals,
-            seed=args.seed,
-            jobs=args.jobs,
-            options=options,
-            on_progress=on_progress,
-        )
+            stack.enter_context(ray_session(args.ray, jobs=args.jobs))
+            print(cluster_summary(), flush=True)
+        with progress_bar(f"{args.bot_a} vs {args.bot_b}", 2 * args.deals, "hands") as update:
+
+            def on_progress(done: int, total: int, a_wins: int) -> None:
+                lo, hi = wilson(a_wins, done)
+                update(done, f"{args.bot_a} won {a_wins / done:.1%} (Wilson 95%: {lo:.1%}–{hi:.1%})")
+
+            result = run_arena(
+                args.bot_a,
+                args.bot_b,
+                preset=args.preset,
+                deals=args.deals,
+                seed=args.seed,
+                jobs=args.jobs,
+                options=options,
+                on_progress=on_progress,
+                ray=args.ray,
+                batch=args.batch,
+            )
     print(result.report())
     return 0
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    from chaodipi.rl.train import main as train_main
+
+    return train_main(args.args)
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
@@ -459,17 +478,44 @@ def build_parser() -> argparse.ArgumentParser:
     ar.add_argument("--preset", default="standard", choices=PRESET_NAMES)
     ar.add_argument("--deals", type=count_option, default=100, help="duplicate deals, at least 1 (default 100)")
     ar.add_argument("--seed", type=seed_option, default=1, help="a whole number, at least 0 (default 1)")
-    ar.add_argument("--jobs", type=count_option, default=1, help="processes, at least 1 (default 1)")
+    ar.add_argument(
+        "--jobs", type=count_option, default=1, help="processes, at least 1 (default 1); with --ray local, Ray's CPUs"
+    )
+    ar.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="run the deals on a Ray cluster: a running cluster's address (HOST:PORT, or auto), or local to start "
+        "Ray in this process; the result is the same as without it (needs pip install 'chaodipi[learn]')",
+    )
+    ar.add_argument(
+        "--batch",
+        type=count_option,
+        default=10,
+        help="consecutive deals per task (per process or Ray task), at least 1 (default 10); the result does not "
+        "depend on it",
+    )
     ar.add_argument(
         "--budget",
         type=seconds_option,
         default=0.25,
         help="the search bot's seconds per decision, above 0 (default 0.25)",
     )
+    ar.add_argument(
+        "--weights",
+        metavar="PATH",
+        help="the learned bot's weights (.npz, as `chaodipi train` writes them); default: the shipped ones",
+    )
     ar.set_defaults(func=_cmd_arena)
+    tr = sub.add_parser(
+        "train",
+        help="train the learned bot by self-play (needs the learn extra; `chaodipi train --help`)",
+        add_help=False,
+    )
+    tr.add_argument("args", nargs=argparse.REMAINDER)
+    tr.set_defaults(func=_cmd_train)
     pl = sub.add_parser("play", help="play a game in the terminal against three bots")
     pl.add_argument("--preset", default="standard", choices=PRESET_NAMES)
-    pl.add_argument("--bot", default="rules", choices=["random", "rules", "search"])
+    pl.add_argument("--bot", default="rules", choices=["random", "rules", "search", "learned"])
     pl.add_argument("--seed", type=seed_option, default=None, help="a whole number, at least 0; random if left out")
     pl.add_argument("--hands", type=count_option, default=None, help="stop after this many hands (at least 1)")
     pl.set_defaults(func=_cmd_play)
@@ -544,7 +590,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     and gives 2; a closed output pipe (``| head``) ends quietly with 0, Ctrl-C with 130.
     """
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if getattr(args, "func", None) is _cmd_train:
+        args.args = [*extra, *args.args]  # `chaodipi train` reads its own options (chaodipi.rl.train)
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return int(args.func(args))
     except (CommandError, RuleError, ValueError) as exc:

@@ -29,7 +29,7 @@ from chaodipi.rules import FryVisibility
 from chaodipi.settlement import Progress
 from chaodipi.trump import TrumpOrder
 
-__all__ = ["SearchBot", "sample_world"]
+__all__ = ["SearchBot", "rollout", "sample_world"]
 
 Play = tuple[Card, ...]
 
@@ -298,32 +298,41 @@ class SearchBot:
         self, view: View, trump_order: TrumpOrder, hands: list[list[Card]], kitty: list[Card], cand: Play | None
     ) -> float:
         """Play the hand out with the rules policy (from ``cand``, or from the first lead after a burial)."""
-        rules = view.rules
-        assert view.dealer is not None
-        level = None if view.level == "flag" else Rank.parse(view.level)
-        current: tuple[tuple[int, Play], ...] = ()
-        points = 0
-        if cand is None:
-            leader = view.dealer
-        else:
-            leader = view.current_trick[0][0] if view.current_trick else view.seat
-            current, points = view.current_trick, view.points
-        hand = Position.in_play(
-            rules,
-            hands=hands,
-            kitty=kitty,
-            dealer=view.dealer,
-            trump=trump_order.trump,
-            leader=leader,
-            dealer_progress=Progress(rules.circles if level is None else 1, level),
-            captured=(0, points),
-            current=current,
-        ).hand()
-        if cand is not None:
-            hand.play_trusted(view.seat, cand)  # one of ranked_plays', legal by construction
-        play_out(hand, trump_order)
-        assert hand.result is not None
-        return _utility(view, hand.result.points)
+        return rollout(view, trump_order, hands, kitty, cand)
+
+
+def rollout(
+    view: View, trump_order: TrumpOrder, hands: Sequence[Sequence[Card]], kitty: Sequence[Card], cand: Play | None
+) -> float:
+    """The seat's utility (:func:`_utility`) when the hand is played out with the rules policy in the world
+    ``hands`` and ``kitty`` (a sampled one, or the true one for the learned bot's training labels), from
+    ``cand`` played by the view's seat, or (None) from the first lead after a burial."""
+    rules = view.rules
+    assert view.dealer is not None
+    level = None if view.level == "flag" else Rank.parse(view.level)
+    current: tuple[tuple[int, Play], ...] = ()
+    points = 0
+    if cand is None:
+        leader = view.dealer
+    else:
+        leader = view.current_trick[0][0] if view.current_trick else view.seat
+        current, points = view.current_trick, view.points
+    hand = Position.in_play(
+        rules,
+        hands=hands,
+        kitty=kitty,
+        dealer=view.dealer,
+        trump=trump_order.trump,
+        leader=leader,
+        dealer_progress=Progress(rules.circles if level is None else 1, level),
+        captured=(0, points),
+        current=current,
+    ).hand()
+    if cand is not None:
+        hand.play_trusted(view.seat, cand)  # one of ranked_plays', legal by construction
+    play_out(hand, trump_order)
+    assert hand.result is not None
+    return _utility(view, hand.result.points)
 
 
 def _bid_trump(view: View, action: Action) -> str:

@@ -1,8 +1,9 @@
 """Bots at the server's tables: seats filled by a bot, and 托管 (a bot playing for a player).
 
 The ``random`` and ``rules`` bots answer in about a millisecond and run in the event loop;
-the ``search`` bot thinks for a quarter of a second or more and runs in a process pool, so
-no table waits for another's bot. A bot sees the seat's view and nothing else: the view
+the ``search`` bot thinks for a quarter of a second or more, and the ``learned`` bot evaluates
+a network (a few milliseconds, numpy): both run in a process pool, so no table waits for
+another's bot. A bot sees the seat's view and nothing else: the view
 crosses to the worker process as its JSON form (:meth:`View.to_json`).
 """
 

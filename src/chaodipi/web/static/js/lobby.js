@@ -29,7 +29,7 @@ const isReadOnly = (opt) => !SCHEMA[opt] || SCHEMA[opt].kind === 'bid_order' || 
 const SECONDS = new Set(['declare_seconds', 'bury_seconds', 'play_seconds', 'fry_seconds']);
 const PRESET_ORDER = ['anchao', 'kangqi', 'mingchao', 'standard', 'contest2021', 'institute2023'];
 const ROOMS = ['anchao', 'kangqi', 'mingchao'];
-const BOTS = ['none', 'random', 'rules', 'search'];
+const BOTS = ['none', 'random', 'rules', 'search', 'learned'];
 /** A table's seed is a 64-bit number: at most 19 digits, at most 2^63 − 1 (the lobby offers the ones from 0). */
 const SEED_DIGITS = 19;
 const SEED_MAX = '9223372036854775807';
@@ -457,7 +457,7 @@ export function mountLobby(root) {
         chip.appendChild(el('button', { type: 'button', class: 'btn small primary', testid: 'join-seat-' + n, disabled: busy, text: t('lobby.join'), onclick: () => join(table.id, n) }));
       }
       const sel = el('select', { class: 'small-select', 'aria-label': t('lobby.botStrength'), 'data-add-bot-select': String(n) });
-      for (const b of ['rules', 'random', 'search']) sel.appendChild(el('option', { value: b, text: t(`bot.level.${b}`) }));
+      for (const b of ['rules', 'random', 'search', 'learned']) sel.appendChild(el('option', { value: b, text: t(`bot.level.${b}`) }));
       chip.appendChild(el('span', { class: 'add-bot' }, sel,
         el('button', { type: 'button', class: 'btn small', testid: 'add-bot-' + n, disabled: busy, text: t('lobby.addBot'), onclick: () => addBot(table.id, n, sel.value) })));
     }

@@ -83,7 +83,7 @@ export function makeFelt(ctx) {
       box.append(el('div', { class: 'seat-name', text: t('seat.free') }), el('div', { class: 'seat-role muted', text: roleWord(n) }));
       if (S.status === 'waiting' && !S.watching) {
         const sel = el('select', { class: 'small-select', 'aria-label': t('lobby.botStrength') });
-        for (const b of ['rules', 'random', 'search']) sel.appendChild(el('option', { value: b, text: t(`bot.level.${b}`) }));
+        for (const b of ['rules', 'random', 'search', 'learned']) sel.appendChild(el('option', { value: b, text: t(`bot.level.${b}`) }));
         box.appendChild(el('div', { class: 'add-bot' }, sel, el('button', { type: 'button', class: 'btn small', testid: 'add-bot-' + n, text: t('lobby.addBot'), onclick: async () => {
           try { await api.takeSeat(tableId, { bot: sel.value, seat: n }); } catch (e) { showToast(e.message); }
         } })));

@@ -702,7 +702,7 @@ export function mountTable(root, tableId, opts = {}) {
           }
         } }));
         const sel = el('select', { class: 'small-select', 'aria-label': t('lobby.botStrength') });
-        for (const b of ['rules', 'random', 'search']) sel.appendChild(el('option', { value: b, text: t(`bot.level.${b}`) }));
+        for (const b of ['rules', 'random', 'search', 'learned']) sel.appendChild(el('option', { value: b, text: t(`bot.level.${b}`) }));
         row.appendChild(el('span', { class: 'add-bot' }, sel, el('button', { type: 'button', class: 'btn', testid: 'add-bot-' + n, text: t('lobby.addBot'), onclick: async () => {
           try { await api.takeSeat(tableId, { bot: sel.value, seat: n }); } catch (e) { S.joinError = e.message; }
           refreshSummary();

@@ -1,0 +1,126 @@
+"""The ``learned`` bot: a small network scores each (state, listed play) pair and the best-scored play is made.
+
+The network (:class:`QNet`, weights in ``chaodipi/rl/weights/learned.npz``) reads the seat's state vector and one
+listed action's row (:mod:`chaodipi.rl.encode`) and estimates the hand's reward for the seat's side if that
+action is taken (the environment's ``reward="both"``: ±1 for the hand won or lost plus the point margin ÷ 100).
+It was trained by Deep Monte Carlo on self-play (:mod:`chaodipi.rl.train`, figures in docs/bots.md). It is
+evaluated here with numpy alone — torch is needed only to train — so ``--bot learned`` runs wherever the ``rl``
+extra is installed. The network chooses every play (leads, throws, follows); the bids, the burial and the fries
+are the rules bot's.
+
+Only the view is read: the state vector and the listed actions are functions of it (:mod:`chaodipi.rl.choices`).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import IO
+
+import numpy as np
+import numpy.typing as npt
+
+from chaodipi.bots.knowledge import Knowledge
+from chaodipi.bots.rules_bot import RulesBot
+from chaodipi.hand import Action, Phase, View
+from chaodipi.rl.choices import choices
+from chaodipi.rl.encode import ACTION_SIZE, STATE_SIZE, encode_actions, encode_state
+
+__all__ = ["DEFAULT_WEIGHTS", "WEIGHTS_VARIABLE", "LearnedBot", "QNet", "WeightsError"]
+
+#: The shipped weights (package data).
+DEFAULT_WEIGHTS = "learned.npz"
+#: An environment variable naming other weights for every learned bot made without ``weights`` (``chaodipi arena
+#: --weights``; processes the arena starts inherit it).
+WEIGHTS_VARIABLE = "CHAODIPI_LEARNED_WEIGHTS"
+
+Array = npt.NDArray[np.float32]
+
+
+class WeightsError(ValueError):
+    """A weights file that is missing or does not fit the network (wrong sizes)."""
+
+
+@dataclass(frozen=True)
+class QNet:
+    """A multilayer perceptron on ``[state, action]``: ``layers`` are (weight, bias) pairs, ReLU between them.
+
+    The first layer's weight is split into its state part and its action part, so that the state's share is
+    computed once per decision and each listed action adds only its own.
+    """
+
+    layers: tuple[tuple[Array, Array], ...]
+
+    @classmethod
+    def load(cls, path: str | Path | IO[bytes] | None = None) -> QNet:
+        """Weights from an ``.npz`` file (``w0``, ``b0``, ``w1``, …; ``w0`` is inputs × outputs); None: the shipped."""
+        try:
+            if path is None:
+                source = resources.files("chaodipi.rl").joinpath("weights", DEFAULT_WEIGHTS)
+                with source.open("rb") as fh:
+                    data = dict(np.load(fh))
+            else:
+                with np.load(path) as npz:
+                    data = dict(npz)
+        except (OSError, ValueError) as exc:
+            raise WeightsError(f"cannot read the learned bot's weights ({path or DEFAULT_WEIGHTS}): {exc}") from None
+        layers = []
+        i = 0
+        while f"w{i}" in data:
+            layers.append((data[f"w{i}"].astype(np.float32), data[f"b{i}"].astype(np.float32)))
+            i += 1
+        if not layers or layers[0][0].shape[0] != STATE_SIZE + ACTION_SIZE or layers[-1][0].shape[1] != 1:
+            raise WeightsError(
+                f"the weights do not fit: the first layer takes {STATE_SIZE + ACTION_SIZE} inputs"
+                f" (state {STATE_SIZE} + action {ACTION_SIZE}) and the last gives 1 value"
+            )
+        return cls(tuple(layers))
+
+    def scores(self, state: Array, actions: npt.NDArray[np.int8]) -> Array:
+        """The estimated reward of each action row in ``actions`` (k × ACTION_SIZE) from ``state``."""
+        w0, b0 = self.layers[0]
+        h = state @ w0[:STATE_SIZE] + b0
+        x = np.maximum(actions.astype(np.float32) @ w0[STATE_SIZE:] + h, 0.0)
+        last = len(self.layers) - 1
+        for i, (w, b) in enumerate(self.layers[1:], start=1):
+            x = x @ w + b
+            if i < last:
+                x = np.maximum(x, 0.0)
+        out: Array = x[:, 0]
+        return out
+
+
+_LOADED: dict[str, QNet] = {}
+
+
+def _default_net() -> QNet:
+    """The shipped network, or the one :data:`WEIGHTS_VARIABLE` names; read once per process."""
+    path = os.environ.get(WEIGHTS_VARIABLE, "")
+    if path not in _LOADED:
+        _LOADED[path] = QNet.load(path or None)
+    return _LOADED[path]
+
+
+class LearnedBot:
+    """Plays the listed play the network scores highest; bids, buries and fries as the rules bot does."""
+
+    name = "learned"
+
+    def __init__(self, seed: int = 0, *, net: QNet | None = None, weights: str | Path | None = None) -> None:
+        self.net = net if net is not None else (QNet.load(weights) if weights is not None else _default_net())
+        self.rules = RulesBot(seed)
+        self.rng = random.Random(seed)
+
+    def act(self, view: View) -> Action | None:
+        """The best-scored play in the play phase; otherwise the rules bot's action."""
+        if view.phase != Phase.PLAY or view.legal.show_red5 or view.to_act != view.seat:
+            return self.rules.act(view)
+        know = Knowledge.from_view(view)
+        listed = choices(view, know=know)
+        if len(listed) == 1:
+            return listed[0].action(view.seat)
+        scores = self.net.scores(encode_state(view, know=know), encode_actions(listed))
+        return listed[int(np.argmax(scores))].action(view.seat)

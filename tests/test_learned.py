@@ -1,0 +1,199 @@
+"""The learned bot (issue 25): it plays legal hands from its view alone with the shipped weights (numpy only),
+its numpy network is the trained torch network, and ``chaodipi train`` makes weights it can play with.
+
+The tests that train need torch (the ``learn`` extra, ``make test-learn``); without it they are skipped.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+from pathlib import Path
+
+import pytest
+
+np = pytest.importorskip("numpy", reason="the learned bot needs numpy (pip install 'chaodipi[rl]')")
+
+from chaodipi.arena import run_arena  # noqa: E402
+from chaodipi.bots import BotError, DecisionTimer, make_bot, run_hand  # noqa: E402
+from chaodipi.cards import (  # noqa: E402
+    Rank,
+    Suit,
+    shuffled_deck,
+)
+from chaodipi.cli import main as cli_main  # noqa: E402
+from chaodipi.hand import Hand, Phase  # noqa: E402
+from chaodipi.position import Position  # noqa: E402
+from chaodipi.rl.choices import choices  # noqa: E402
+from chaodipi.rl.encode import ACTION_SIZE, STATE_SIZE, encode_actions, encode_state  # noqa: E402
+from chaodipi.rl.learned import WEIGHTS_VARIABLE, LearnedBot, QNet, WeightsError  # noqa: E402
+from chaodipi.rl.train import GenTask, generate  # noqa: E402
+from chaodipi.rules import PRESET_NAMES, RuleSet  # noqa: E402
+from chaodipi.settlement import Progress  # noqa: E402
+
+
+def _hand(seed: int, preset: str = "standard") -> Hand:
+    return Hand(RuleSet.preset(preset), shuffled_deck(random.Random(seed)), first_seat=seed % 4, dealer=seed % 4)
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_learned_bot_plays_legal_hands_in_every_preset(preset: str) -> None:
+    bots = [make_bot("learned", seed=s) if s % 2 == 0 else make_bot("rules", seed=s) for s in range(4)]
+    hand = run_hand(_hand(11, preset), bots)  # the driver refuses any illegal action (BotError)
+    assert hand.phase in (Phase.OVER, Phase.REDEAL)
+
+
+def test_learned_bot_is_deterministic() -> None:
+    first = run_hand(_hand(5), [make_bot("learned", s) if s % 2 else make_bot("rules", s) for s in range(4)])
+    second = run_hand(_hand(5), [make_bot("learned", s) if s % 2 else make_bot("rules", s) for s in range(4)])
+    assert first.actions == second.actions
+
+
+def test_same_view_same_decision_whatever_the_hidden_cards() -> None:
+    """Two positions that look the same from seat 0 but differ in every other seat's cards: same play."""
+    rules = RuleSet.preset("standard")
+    deck = shuffled_deck(random.Random(8))
+    mine, rest = deck[:12], deck[12:56]
+    other = list(rest)
+    random.Random(1).shuffle(other)
+    decisions = []
+    for cards in (rest, other):
+        hand = Position.in_play(
+            rules,
+            hands=[mine, cards[0:12], cards[12:24], cards[24:36]],
+            kitty=cards[36:44],
+            dealer=1,
+            trump=Suit.HEARTS,
+            leader=0,
+            dealer_progress=Progress(1, Rank.SEVEN),
+            captured=(0, 30),
+        ).hand()
+        action = LearnedBot(4).act(hand.view(0))
+        assert action is not None
+        decisions.append(action.cards)
+    assert decisions[0] == decisions[1]
+
+
+def test_learned_bot_decides_by_the_network_in_the_play_phase() -> None:
+    hand = _hand(3)
+    rules = [make_bot("rules", s) for s in range(4)]
+    run_hand(hand, rules, timer=None)
+    # replay to the first lead and compare the bot's lead with the network's best score
+    replay = hand.restart()
+    for action in hand.actions:
+        if replay.phase == Phase.PLAY:
+            break
+        replay.apply(action)
+    seat = replay.to_act()
+    assert seat is not None
+    view = replay.view(seat)
+    bot = LearnedBot(0)
+    listed = choices(view)
+    scores = bot.net.scores(encode_state(view), encode_actions(listed))
+    assert scores.shape == (len(listed),)
+    act = bot.act(view)
+    assert act is not None and act.cards is not None
+    best = listed[int(np.argmax(scores))]
+    assert sorted(c.index for c in act.cards) == sorted(c.index for c in best.cards)
+
+
+def test_shipped_weights_are_small_and_fit(tmp_path: Path) -> None:
+    net = QNet.load()
+    assert net.layers[0][0].shape[0] == STATE_SIZE + ACTION_SIZE
+    shipped = Path(__file__).resolve().parents[1] / "src" / "chaodipi" / "rl" / "weights" / "learned.npz"
+    assert shipped.stat().st_size < 2_000_000
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, w0=np.zeros((3, 1), np.float32), b0=np.zeros(1, np.float32))
+    with pytest.raises(WeightsError, match="do not fit"):
+        QNet.load(bad)
+    with pytest.raises(WeightsError, match="cannot read"):
+        QNet.load(tmp_path / "missing.npz")
+
+
+def test_arena_plays_the_learned_bot_with_other_weights(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    weights = tmp_path / "w.npz"
+    rng = np.random.default_rng(0)
+    sizes = [STATE_SIZE + ACTION_SIZE, 8, 1]
+    arrays = {}
+    for i in range(2):
+        arrays[f"w{i}"] = rng.standard_normal((sizes[i], sizes[i + 1])).astype(np.float32)
+        arrays[f"b{i}"] = np.zeros(sizes[i + 1], np.float32)
+    np.savez(weights, **arrays)
+    monkeypatch.setenv(WEIGHTS_VARIABLE, str(weights))
+    assert LearnedBot(0).net.layers[0][0].shape == (STATE_SIZE + ACTION_SIZE, 8)
+    result = run_arena("learned", "rules", deals=2, seed=3)
+    assert result.hands == 4
+    assert 0 <= result.a_wins <= 4
+
+
+def test_arena_command_refuses_bad_weights(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a zip")
+    code = cli_main(["arena", "learned", "rules", "--deals", "1", "--weights", str(bad)])
+    assert code != 0
+    assert "weights" in capsys.readouterr().err
+
+
+def test_self_play_labels_candidates_by_play_outs_on_the_same_deal() -> None:
+    batch = generate(GenTask("standard", seed=4, first=0, hands=2, label_rate=0.3))
+    again = generate(GenTask("standard", seed=4, first=0, hands=2, label_rate=0.3))
+    assert batch.states.shape[1] == STATE_SIZE and batch.actions.shape[1] == ACTION_SIZE
+    assert len(batch.rewards) == len(batch.states) == len(batch.actions) > 20
+    assert np.array_equal(batch.states, again.states) and np.array_equal(batch.rewards, again.rewards)
+    # every labelled action is a play: one kind among lead, throw, follow
+    kinds = batch.actions[:, 54:63]
+    assert (kinds.sum(axis=1) == 1).all() and (kinds[:, [5, 6, 7]].sum(axis=1) == 1).all()
+    # candidates of one decision share its state, and differ from each other
+    same = [i for i in range(1, len(batch.states)) if np.array_equal(batch.states[i], batch.states[i - 1])]
+    assert same and all(not np.array_equal(batch.actions[i], batch.actions[i - 1]) for i in same)
+    # a utility is ±1 for the hand plus the point margin ÷ 100
+    assert (np.abs(batch.rewards) >= 0.0).all() and (np.abs(batch.rewards) <= 3.5).all()
+    assert (batch.rewards > 0).any() and (batch.rewards < 0).any()
+
+
+def test_decision_timer_stays_low() -> None:
+    """Not a speed test (benchmarks measure speed): the bot makes one network pass per play, no search."""
+    timer = DecisionTimer()
+    run_hand(_hand(8), [make_bot("learned", s) for s in range(4)], timer)
+    assert sum(len(t) for t in timer.times) > 50
+
+
+def test_unknown_weights_file_named_by_the_variable(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(WEIGHTS_VARIABLE, str(tmp_path / "nowhere.npz"))
+    with pytest.raises(WeightsError):
+        LearnedBot(0)
+    monkeypatch.delenv(WEIGHTS_VARIABLE)
+    assert isinstance(make_bot("learned"), LearnedBot)
+    with pytest.raises(BotError):
+        make_bot("learnt")
+
+
+# -- training (torch) -------------------------------------------------------------------------------------
+
+
+def test_numpy_network_is_the_trained_torch_network() -> None:
+    torch = pytest.importorskip("torch", reason="training needs torch: the learn extra (make test-learn)")
+    from chaodipi.rl.train import train_net
+
+    data = generate(GenTask("standard", seed=2, first=0, hands=3, label_rate=0.5))
+    weights, stats = train_net(data, hidden=(16,), epochs=2, batch_size=64, log=lambda *_: None)
+    assert stats["held_loss"] >= 0
+    net = QNet.load(io.BytesIO(weights))
+    # the same forward pass in torch, from the exported weights
+    layers = [(torch.from_numpy(w), torch.from_numpy(b)) for w, b in net.layers]
+    x = torch.cat(
+        [torch.from_numpy(data.states[:5].astype(np.float32)), torch.from_numpy(data.actions[:5].astype(np.float32))], 1
+    )
+    h = torch.relu(x @ layers[0][0] + layers[0][1])
+    want = (h @ layers[1][0] + layers[1][1])[:, 0].numpy()
+    got = np.array([net.scores(data.states[i].astype(np.float32), data.actions[i : i + 1])[0] for i in range(5)])
+    assert np.allclose(got, want, atol=1e-4)
+
+
+def test_train_command_writes_weights_the_arena_plays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("torch", reason="training needs torch: the learn extra (make test-learn)")
+    out = tmp_path / "learned.npz"
+    code = cli_main(["train", "--hands", "4", "--epochs", "1", "--hidden", "16", "--rounds", "2", "--out", str(out)])
+    assert code == 0 and out.stat().st_size > 0
+    monkeypatch.setenv(WEIGHTS_VARIABLE, str(out))
+    assert run_arena("learned", "rules", deals=1, seed=1).hands == 2
