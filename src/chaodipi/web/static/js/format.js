@@ -52,7 +52,7 @@ export function pager(page, pages, go, testid) {
 
 /** A player's name as shown: a bot's ("rules", "rules bot") in words (中级机器人), a person's as it is. */
 export function playerName(name, kind) {
-  const m = String(name || '').match(/^(random|rules|search)(?: bot)?$/);
+  const m = String(name || '').match(/^(random|rules|search|learned)(?: bot)?$/);
   if (m && (kind === 'bot' || kind === undefined) && has(`bot.name.${m[1]}`)) return t(`bot.name.${m[1]}`);
   return String(name || '');
 }

@@ -484,7 +484,7 @@ export function mountReplay(root, params = {}) {
   function playerName(s) {
     const p = state.data && state.data.players ? state.data.players[s] : null;
     // a bot's seat is recorded by the server as "<kind> bot": say what it is in the reader's language
-    const bot = typeof p === 'string' ? /^(random|rules|search) bot$/.exec(p) : null;
+    const bot = typeof p === 'string' ? /^(random|rules|search|learned) bot$/.exec(p) : null;
     if (bot && has(`bot.name.${bot[1]}`)) return t(`bot.name.${bot[1]}`);
     return p || t('replay.seatLabel', { n: s });
   }
