@@ -214,3 +214,55 @@ def test_search_bot_chooses_fries_on_sampled_deals() -> None:
         if decided == {"fry", "pass"}:
             break
     assert decided == {"fry", "pass"}
+
+
+def test_evidence_finds_the_true_world_consistent() -> None:
+    """In the true deal, the rules policy makes every play rules bots made (leads read the right pool)."""
+    from chaodipi.bots.search_bot import Evidence
+
+    checked = 0
+    for seed in range(12):
+        hand = _hand("standard", seed)
+        _to_phase(hand, Phase.PLAY, tricks=6 + seed % 5)
+        if hand.phase != Phase.PLAY:
+            continue
+        for seat in range(4):
+            view = hand.view(seat)
+            evidence = Evidence(view, Knowledge.from_view(view))
+            assert evidence.checks
+            hands = [list(h) for h in hand.hands]
+            assert evidence.consistent(hands, list(hand.kitty), 0.0) == 1.0, (seed, seat)
+            checked += 1
+    assert checked >= 20
+
+
+def test_sampler_prefers_worlds_that_explain_the_plays() -> None:
+    """Worlds drawn best of several explain the others' plays better than plain draws, and stay consistent."""
+    from chaodipi.bots.search_bot import Evidence, Sampler
+
+    plain_total = best_total = 0.0
+    for seed in range(6):
+        hand = _hand("standard", seed)
+        _to_phase(hand, Phase.PLAY, tricks=5 + seed)
+        if hand.phase != Phase.PLAY:
+            continue
+        view = hand.view(0)
+        know = Knowledge.from_view(view)
+        evidence = Evidence(view, know)
+        plain = Sampler(know, view, random.Random(seed), None, 1)
+        best = Sampler(know, view, random.Random(seed), evidence, 6)
+        for _ in range(5):
+            for sampler in (plain, best):
+                world = sampler.next()
+                assert world is not None
+                hands, kitty = world
+                assert [len(h) for h in hands] == list(view.hand_sizes)
+                assert hands[0] == list(view.hand)
+                for seat in (1, 2, 3):
+                    assert not any(know.trump_order.effective[c.index] in know.voids[seat] for c in hands[seat])
+                w = evidence.consistent(hands, kitty, 0.0)
+                if sampler is plain:
+                    plain_total += w
+                else:
+                    best_total += w
+    assert best_total > plain_total

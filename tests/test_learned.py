@@ -16,6 +16,7 @@ np = pytest.importorskip("numpy", reason="the learned bot needs numpy (pip insta
 
 from chaodipi.arena import run_arena  # noqa: E402
 from chaodipi.bots import BotError, DecisionTimer, make_bot, run_hand  # noqa: E402
+from chaodipi.bots.knowledge import Knowledge  # noqa: E402
 from chaodipi.cards import (  # noqa: E402
     Rank,
     Suit,
@@ -24,9 +25,9 @@ from chaodipi.cards import (  # noqa: E402
 from chaodipi.cli import main as cli_main  # noqa: E402
 from chaodipi.hand import Hand, Phase  # noqa: E402
 from chaodipi.position import Position  # noqa: E402
-from chaodipi.rl.choices import choices  # noqa: E402
+from chaodipi.rl.choices import choices, rules_first  # noqa: E402
 from chaodipi.rl.encode import ACTION_SIZE, STATE_SIZE, encode_actions, encode_state  # noqa: E402
-from chaodipi.rl.learned import WEIGHTS_VARIABLE, LearnedBot, QNet, WeightsError  # noqa: E402
+from chaodipi.rl.learned import CANDIDATES, WEIGHTS_VARIABLE, LearnedBot, QNet, WeightsError  # noqa: E402
 from chaodipi.rl.train import GenTask, generate  # noqa: E402
 from chaodipi.rules import PRESET_NAMES, RuleSet  # noqa: E402
 from chaodipi.settlement import Progress  # noqa: E402
@@ -88,7 +89,7 @@ def test_learned_bot_decides_by_the_network_in_the_play_phase() -> None:
     assert seat is not None
     view = replay.view(seat)
     bot = LearnedBot(0)
-    listed = choices(view)
+    listed = rules_first(view, choices(view), Knowledge.from_view(view), CANDIDATES)
     scores = bot.net.scores(encode_state(view), encode_actions(listed))
     assert scores.shape == (len(listed),)
     act = bot.act(view)

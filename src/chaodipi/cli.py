@@ -497,8 +497,8 @@ def build_parser() -> argparse.ArgumentParser:
     ar.add_argument(
         "--budget",
         type=seconds_option,
-        default=0.25,
-        help="the search bot's seconds per decision, above 0 (default 0.25)",
+        default=0.5,
+        help="the search bot's seconds per decision, above 0 (default 0.5)",
     )
     ar.add_argument(
         "--weights",

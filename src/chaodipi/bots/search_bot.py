@@ -2,13 +2,14 @@
 
 At each play the bot samples the hidden cards consistently with everything its view shows
 (its own hand, the cards played, the voids players showed, the cards bids showed, its own
-burial), plays the candidates out to the end of the hand in each sampled world with the
-``rules`` policy, and chooses the best average outcome (winning the hand first, then the point
-margin). Candidates are raced on the same deals, so the budget goes to the close choices. The
-burial, the bid at the countdown and (in open games) frying are chosen the same way on
-sampled deals; bids during the deal are the rules bot's. It never sees the hidden cards: it is
-built from its :class:`~chaodipi.hand.View` alone. A time budget per decision and a seed make
-it reproducible for a given budget.
+burial), keeping of several such worlds the one in which the rules policy best explains the
+plays the others made (:class:`Evidence`, :class:`Sampler`), plays the candidates out to the
+end of the hand in each sampled world with the ``rules`` policy, and chooses the best average
+outcome (winning the hand first, then the point margin). Candidates are raced on the same
+deals, so the budget goes to the close choices. The burial, the bid at the countdown and (in
+open games) frying are chosen the same way on sampled deals; bids during the deal are the
+rules bot's. It never sees the hidden cards: it is built from its :class:`~chaodipi.hand.View`
+alone. A time budget per decision and a seed make it reproducible for a given budget.
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ from chaodipi.position import Position
 from chaodipi.rules import FryVisibility
 from chaodipi.settlement import Progress
 from chaodipi.trump import TrumpOrder
+from chaodipi.units import PlayError, decompose
 
-__all__ = ["SearchBot", "rollout", "sample_world"]
+__all__ = ["Evidence", "SearchBot", "rollout", "sample_world"]
 
 Play = tuple[Card, ...]
 
@@ -127,18 +129,166 @@ def sample_world(know: Knowledge, view: View, rng: random.Random) -> tuple[list[
     return None
 
 
+#: inference from the plays: how much less likely a world is for each play the rules policy would not
+#: have made in it (an opponent's, then the partner's), how many recent plays are checked, and how
+#: many worlds are drawn at most for one sample
+_MISS_OPP = 0.1
+_MISS_PARTNER = 0.5
+_CHECKS = 30
+_TRIES = 6
+
+
+def _sorted(cards: Play) -> Play:
+    return cards if len(cards) == 1 else tuple(sorted(cards, key=lambda c: c.index))
+
+
+class Evidence:
+    """The other seats' plays so far, to judge how likely a sampled world is ("Skat" style inference).
+
+    In a sampled world every earlier position of the hand is known (each seat's hand then is its
+    sampled hand plus the cards it played since), so the rules policy's play there can be compared
+    with the play actually made. A world in which the policy would have played otherwise is less
+    likely (by ``_MISS_OPP`` for an opponent, ``_MISS_PARTNER`` for the partner, whose play the
+    policy predicts less well when it is a search bot). Only the last ``_CHECKS`` plays count.
+    """
+
+    def __init__(self, view: View, know: Knowledge) -> None:
+        assert view.dealer is not None
+        self.view = view
+        self.trump_order = know.trump_order
+        tricks = [t.plays for t in view.tricks]
+        if view.current_trick:
+            tricks.append(view.current_trick)
+        self.tricks = tricks
+        # the seat that knows the kitty: the last fryer whose fry stood, else the dealer
+        burier = view.dealer
+        for b in view.bids:
+            if b.fry and b.valid is not False:
+                burier = b.player
+        self.burier = burier
+        # later[t][s]: the cards seat s played in tricks t and after
+        later: list[list[list[Card]]] = [[[] for _ in range(4)] for _ in range(len(tricks) + 1)]
+        for t in range(len(tricks) - 1, -1, -1):
+            for s in range(4):
+                later[t][s] = list(later[t + 1][s])
+            for seat, cards in tricks[t]:
+                later[t][seat].extend(cards)
+        self.later = later
+        # voids[t]: the voids the plays before trick t showed (as Knowledge.from_view counts them)
+        voids: list[list[set[str]]] = [[set(), set(), set(), set()]]
+        effective = self.trump_order.effective
+        for plays in tricks:
+            vs = [set(v) for v in voids[-1]]
+            try:
+                suit = decompose(plays[0][1], self.trump_order, lead=True).suit
+            except PlayError:
+                suit = None
+            if suit is not None:
+                n = len(plays[0][1])
+                for seat, cards in plays[1:]:
+                    if sum(1 for c in cards if effective[c.index] == suit) < n:
+                        vs[seat].add(suit)
+            voids.append(vs)
+        self.voids = voids
+        partner = (view.seat + 2) % 4
+        checks: list[tuple[int, int, int, float]] = []  # (trick, position, seat, weight of a miss)
+        for t in range(len(tricks) - 1, -1, -1):
+            for j in range(len(tricks[t]) - 1, -1, -1):
+                seat = tricks[t][j][0]
+                if seat == view.seat or seat in view.left:
+                    continue
+                checks.append((t, j, seat, _MISS_PARTNER if seat == partner else _MISS_OPP))
+                if len(checks) >= _CHECKS:
+                    break
+            if len(checks) >= _CHECKS:
+                break
+        self.checks = checks
+
+    def consistent(self, hands: list[list[Card]], kitty: list[Card], threshold: float) -> float:
+        """The world's likelihood (1 when the policy makes every checked play), stopping below ``threshold``."""
+        w = 1.0
+        for k in range(len(self.checks)):
+            if self.missed(k, hands, kitty):
+                w *= self.checks[k][3]
+                if w < threshold:
+                    return w
+        return w
+
+    def missed(self, k: int, hands: list[list[Card]], kitty: list[Card]) -> bool:
+        """Whether the rules policy would have played otherwise than check ``k``'s play in this world."""
+        view = self.view
+        assert view.dealer is not None
+        t, j, seat, _ = self.checks[k]
+        plays = self.tricks[t]
+        later = self.later[t]
+        mine = self.trump_order.sorted(hands[seat] + later[seat])  # (ordered as a view orders a hand)
+        pool: list[Card] = []
+        if j == 0:  # a lead reads what the others may hold and the voids
+            for other in range(4):
+                if other != seat:
+                    pool.extend(hands[other])
+                    pool.extend(later[other])
+            if seat != self.burier:
+                pool.extend(kitty)
+        ranked = ranked_plays(
+            mine, seat, self.trump_order, view.rules, view.dealer, plays[:j], pool, self.voids[t], best=True
+        )
+        actual = _sorted(plays[j][1])
+        top = ranked[0][0]
+        # (plays the policy scores alike are told apart by the hand's order: any of them counts)
+        return ranked[0][1] != actual and not any(p == actual and sc >= top - 1e-9 for sc, p in ranked)
+
+
+World = tuple[list[list[Card]], list[Card]]
+
+
+class Sampler:
+    """Sampled worlds, each the likeliest of ``tries`` drawn by :func:`sample_world` (:class:`Evidence`).
+
+    Each world drawn is judged by how many of the other seats' checked plays the rules policy would
+    have made in it; the best one (the first that explains them all) is used. Independent draws keep
+    the worlds as varied as plain sampling (a Metropolis chain over card swaps placed the cards
+    better but, its worlds being alike, chose worse: see SEARCH_NOTES.md). Without evidence (or with
+    nothing to check) every world is a plain :func:`sample_world`.
+    """
+
+    def __init__(self, know: Knowledge, view: View, rng: random.Random, evidence: Evidence | None, tries: int) -> None:
+        self.know, self.view, self.rng = know, view, rng
+        self.evidence = evidence if evidence is not None and evidence.checks else None
+        self.tries = tries
+
+    def next(self) -> World | None:
+        """The next sampled world (the bot's own hand as it is), or None if none consistent was found."""
+        evidence = self.evidence
+        if evidence is None:
+            return sample_world(self.know, self.view, self.rng)
+        best: World | None = None
+        best_w = -1.0
+        for _ in range(self.tries):
+            world = sample_world(self.know, self.view, self.rng)
+            if world is None:
+                return best
+            w = evidence.consistent(world[0], world[1], best_w)
+            if w > best_w:
+                best, best_w = world, w
+                if w >= 1.0:
+                    break
+        return best
+
+
 class SearchBot:
     """Determinized search (see the module docstring)."""
 
     name = "search"
 
-    def __init__(self, seed: int = 0, budget: float = 0.25, samples: float = 40, candidates: float = 5) -> None:
+    def __init__(self, seed: int = 0, budget: float = 0.5, samples: float = 100, candidates: float = 5) -> None:
         self.rng = random.Random(seed)
         self.rules_bot = RulesBot(seed)
         self.budget = float(budget)
         self.max_samples = int(samples)
         self.max_candidates = int(candidates)
         self.bury_budget = min(0.8, 3 * self.budget)
+        self.tries = _TRIES
 
     def act(self, view: View) -> Action | None:
         """The search bot's action for the view, within its time budget; it shows 5h 5h when it may.
@@ -175,8 +325,9 @@ class SearchBot:
         deadline = time.perf_counter() + self.budget
         values: list[list[float]] = [[] for _ in cands]
         active = list(range(len(cands)))
+        sampler = Sampler(know, view, self.rng, Evidence(view, know) if self.tries > 1 else None, self.tries)
         for _ in range(self.max_samples):
-            world = sample_world(know, view, self.rng)
+            world = sampler.next()
             if world is None:
                 break
             hands, kitty = world

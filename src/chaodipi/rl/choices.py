@@ -38,7 +38,7 @@ from chaodipi.bots.rules_bot import ranked_plays
 from chaodipi.cards import Card
 from chaodipi.hand import Action, Phase, View
 
-__all__ = ["CHOICE_KINDS", "CHOOSE", "Choice", "burial_left", "choices"]
+__all__ = ["CHOICE_KINDS", "CHOOSE", "Choice", "burial_left", "choices", "rules_first"]
 
 #: The kinds of listed action, in the order of the environment's one-hot action features.
 CHOICE_KINDS = ("wait", "bid", "fry", "pass", "bury", "lead", "throw", "follow", "show")
@@ -149,3 +149,15 @@ def choices(
     if phase == Phase.PLAY and (legal.leads or legal.follows):
         return _plays(view, limit, know)
     return []
+
+
+def rules_first(view: View, listed: Sequence[Choice], know: Knowledge, count: int) -> list[Choice]:
+    """Of the listed plays, the rules bot's best ``count``, best first (its ranking of the plays it considers:
+    :func:`~chaodipi.bots.rules_bot.ranked_plays`); the learned bot chooses among them, its training labels them."""
+    assert view.dealer is not None
+    pool = [c for c, n in know.unseen.items() for _ in range(n)]
+    ranked = ranked_plays(
+        view.hand, view.seat, know.trump_order, view.rules, view.dealer, view.current_trick, pool, know.voids
+    )
+    by_key = {_key(c.cards): c for c in listed}
+    return [by_key[k] for k in (_key(p) for _, p in ranked) if k in by_key][:count]

@@ -1,12 +1,12 @@
-"""The ``learned`` bot: a small network scores each (state, listed play) pair and the best-scored play is made.
+"""The ``learned`` bot: a small network scores (state, play) pairs and the best-scored play is made.
 
 The network (:class:`QNet`, weights in ``chaodipi/rl/weights/learned.npz``) reads the seat's state vector and one
-listed action's row (:mod:`chaodipi.rl.encode`) and estimates the hand's reward for the seat's side if that
-action is taken (the environment's ``reward="both"``: ±1 for the hand won or lost plus the point margin ÷ 100).
-It was trained by Deep Monte Carlo on self-play (:mod:`chaodipi.rl.train`, figures in docs/bots.md). It is
-evaluated here with numpy alone — torch is needed only to train — so ``--bot learned`` runs wherever the ``rl``
-extra is installed. The network chooses every play (leads, throws, follows); the bids, the burial and the fries
-are the rules bot's.
+listed action's row (:mod:`chaodipi.rl.encode`) and gives a score; the bot makes the play it scores highest of
+the rules bot's best three (:func:`~chaodipi.rl.choices.rules_first`: scoring every listed play lost far more,
+docs/bots.md). It was trained on self-play, half to imitate the rules bot and half to pick the candidate whose
+play-out on the true deal did best (:mod:`chaodipi.rl.train`; figures in docs/bots.md). It is evaluated here
+with numpy alone — torch is needed only to train — so ``--bot learned`` runs wherever numpy is (a dependency
+of the server). The bids, the burial and the fries are the rules bot's.
 
 Only the view is read: the state vector and the listed actions are functions of it (:mod:`chaodipi.rl.choices`).
 """
@@ -26,10 +26,10 @@ import numpy.typing as npt
 from chaodipi.bots.knowledge import Knowledge
 from chaodipi.bots.rules_bot import RulesBot
 from chaodipi.hand import Action, Phase, View
-from chaodipi.rl.choices import choices
+from chaodipi.rl.choices import choices, rules_first
 from chaodipi.rl.encode import ACTION_SIZE, STATE_SIZE, encode_actions, encode_state
 
-__all__ = ["DEFAULT_WEIGHTS", "WEIGHTS_VARIABLE", "LearnedBot", "QNet", "WeightsError"]
+__all__ = ["CANDIDATES", "DEFAULT_WEIGHTS", "WEIGHTS_VARIABLE", "LearnedBot", "QNet", "WeightsError"]
 
 #: The shipped weights (package data).
 DEFAULT_WEIGHTS = "learned.npz"
@@ -104,13 +104,26 @@ def _default_net() -> QNet:
     return _LOADED[path]
 
 
+#: How many of the rules bot's best plays the learned bot chooses from (None: every listed play).
+CANDIDATES = 3
+
+
 class LearnedBot:
-    """Plays the listed play the network scores highest; bids, buries and fries as the rules bot does."""
+    """Plays the candidate the network scores highest — of the rules bot's best :data:`CANDIDATES` plays, or of
+    every listed play with ``candidates=None`` — and bids, buries and fries as the rules bot does."""
 
     name = "learned"
 
-    def __init__(self, seed: int = 0, *, net: QNet | None = None, weights: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        seed: int = 0,
+        *,
+        net: QNet | None = None,
+        weights: str | Path | None = None,
+        candidates: int | None = CANDIDATES,
+    ) -> None:
         self.net = net if net is not None else (QNet.load(weights) if weights is not None else _default_net())
+        self.candidates = candidates
         self.rules = RulesBot(seed)
         self.rng = random.Random(seed)
 
@@ -120,6 +133,8 @@ class LearnedBot:
             return self.rules.act(view)
         know = Knowledge.from_view(view)
         listed = choices(view, know=know)
+        if len(listed) > 1 and self.candidates:
+            listed = rules_first(view, listed, know, self.candidates)
         if len(listed) == 1:
             return listed[0].action(view.seat)
         scores = self.net.scores(encode_state(view, know=know), encode_actions(listed))

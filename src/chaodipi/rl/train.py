@@ -37,17 +37,17 @@ import numpy as np
 import numpy.typing as npt
 
 from chaodipi.bots.knowledge import Knowledge
-from chaodipi.bots.rules_bot import RulesBot, ranked_plays
+from chaodipi.bots.rules_bot import RulesBot
 from chaodipi.bots.search_bot import rollout
 from chaodipi.cards import Card, shuffled_deck
 from chaodipi.driver import run_hand
 from chaodipi.hand import Action, Hand, Phase, View
-from chaodipi.rl.choices import Choice, choices
+from chaodipi.rl.choices import Choice, choices, rules_first
 from chaodipi.rl.encode import ACTION_SIZE, STATE_SIZE, encode_actions, encode_state
 from chaodipi.rl.learned import QNet
 from chaodipi.rules import RuleSet
 
-__all__ = ["Batch", "GenTask", "generate", "main", "train_net"]
+__all__ = ["Batch", "GenTask", "decisions", "generate", "load_batch", "main", "save_batch", "targets", "train_net"]
 
 
 @dataclass(frozen=True)
@@ -117,13 +117,7 @@ class _Players:
     def _label(self, hand: Hand, view: View, know: Knowledge, listed: list[Choice]) -> None:
         """Play each candidate out in the true deal with the rules policy and record its utility for the seat:
         the rules bot's best ``top`` plays and ``extra`` other listed ones, all on the same deal."""
-        assert view.dealer is not None
-        pool = [c for c, n in know.unseen.items() for _ in range(n)]
-        ranked = ranked_plays(
-            view.hand, view.seat, know.trump_order, view.rules, view.dealer, view.current_trick, pool, know.voids
-        )
-        by_key = {_key(c.cards): c for c in listed}
-        picked = [by_key[k] for k in (_key(p) for _, p in ranked) if k in by_key][: self.task.top]
+        picked = rules_first(view, listed, know, self.task.top)
         others = [c for c in listed if c not in picked]
         picked += self.rng.sample(others, min(self.task.extra, len(others)))
         state = encode_state(view, know=know)
@@ -188,6 +182,17 @@ def self_play(
     return _merge(run_batches(generate, tasks, jobs=jobs, ray=ray))
 
 
+def save_batch(data: Batch, path: Path) -> None:
+    """Write self-play records (``chaodipi train --save-data``)."""
+    np.savez(path, states=data.states, actions=data.actions, rewards=data.rewards, hands=data.hands)
+
+
+def load_batch(path: Path) -> Batch:
+    """Read records :func:`save_batch` wrote."""
+    with np.load(path) as d:
+        return Batch(d["states"], d["actions"], d["rewards"], int(d["hands"]))
+
+
 def _torch() -> Any:
     try:
         import torch
@@ -196,35 +201,67 @@ def _torch() -> Any:
     return torch
 
 
+def decisions(states: npt.NDArray[np.float16]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """The records grouped by decision: the candidates of one decision are consecutive and share its state (the
+    first is the rules bot's best). Returns each decision's record numbers (rows padded with 0) and their mask."""
+    new = np.ones(len(states), dtype=bool)
+    new[1:] = np.any(states[1:] != states[:-1], axis=1)
+    starts = np.flatnonzero(new)
+    sizes = np.diff(np.append(starts, len(states)))
+    width = int(sizes.max()) if len(sizes) else 1
+    rows = np.zeros((len(starts), width), dtype=np.int64)
+    mask = np.zeros((len(starts), width), dtype=bool)
+    for k in range(width):
+        has = sizes > k
+        rows[has, k] = starts[has] + k
+        mask[has, k] = True
+    return rows, mask
+
+
+def targets(utilities: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_], imitate: float) -> npt.NDArray[np.float32]:
+    """What each decision's candidates should be chosen with: ``imitate`` on the rules bot's best (the first), the
+    rest shared by the candidates whose play-out did best on the true deal."""
+    u = np.where(mask, utilities, -np.inf)
+    best = (u >= u.max(axis=1, keepdims=True) - 1e-6) & mask
+    out: npt.NDArray[np.float32] = (best / best.sum(axis=1, keepdims=True) * (1.0 - imitate)).astype(np.float32)
+    out[:, 0] += imitate
+    return out
+
+
 def train_net(
     data: Batch,
     *,
     hidden: Sequence[int] = (256, 128),
-    epochs: int = 4,
-    batch_size: int = 1024,
+    epochs: int = 3,
+    imitate: float = 0.5,
+    batch_size: int = 512,
     lr: float = 1e-3,
     weight_decay: float = 1e-4,
     seed: int = 0,
     log: Any = print,
 ) -> tuple[bytes, dict[str, float]]:
-    """Fit the network to ``data``'s rewards (mean squared error); returns its ``.npz`` bytes and the kept
-    epoch's training and held-out losses.
+    """Fit the network's scores of each decision's candidates, as a softmax over them, to :func:`targets`
+    (cross-entropy); returns its ``.npz`` bytes and the kept epoch's losses and agreement.
 
-    The last 5% of the records (the last hands: records of one hand share its deal) are held out, and the
-    weights kept are those of the epoch with the lowest held-out loss (early stopping): one hand's plays all
-    carry its reward, so the network can learn the deals by heart instead of the plays.
+    The last 5% of the decisions (the last hands) are held out, and the weights kept are those of the epoch with
+    the lowest held-out loss (early stopping). ``agree`` is how often the network's best candidate is the one
+    the targets weigh most.
+
+    Why not fit the rewards themselves (mean squared error, as DMC does)? Tried first, with the same data: one
+    hand's records all carry its luck, the network learned the deals by heart (held-out loss rising from the
+    second epoch) and its best-scored plays lost to the rules bot 5 hands in 6 (docs/bots.md).
     """
     torch = _torch()
     torch.manual_seed(seed)
-    n = len(data.rewards)
+    rows_np, mask_np = decisions(data.states)
+    goal_np = targets(data.rewards[rows_np], mask_np, imitate)
+    n = len(rows_np)
     held = max(1, n // 20)
-    x_state = torch.from_numpy(data.states)  # (float16: converted a batch at a time, to keep memory down)
-    x_action = torch.from_numpy(data.actions)
-    y = torch.from_numpy(data.rewards)
-
-    def inputs(rows: Any) -> Any:
-        return torch.cat([x_state[rows].float(), x_action[rows].float()], dim=1)
-
+    train_n = n - held
+    states = torch.from_numpy(data.states)  # (float16: converted a batch at a time, to keep memory down)
+    actions = torch.from_numpy(data.actions)
+    rows, mask, goal = torch.from_numpy(rows_np), torch.from_numpy(mask_np), torch.from_numpy(goal_np)
+    width = rows.shape[1]
     sizes = [STATE_SIZE + ACTION_SIZE, *hidden, 1]
     layers: list[Any] = []
     for i in range(len(sizes) - 1):
@@ -234,7 +271,15 @@ def train_net(
     model = torch.nn.Sequential(*layers)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
     gen = torch.Generator().manual_seed(seed)
-    train_n = n - held
+
+    def loss_of(group: Any) -> tuple[Any, Any]:
+        flat = rows[group].reshape(-1)
+        x = torch.cat([states[flat].float(), actions[flat].float()], dim=1)
+        scores = model(x).reshape(len(group), width).masked_fill(~mask[group], -1e9)
+        loss = -(goal[group] * torch.log_softmax(scores, dim=1)).sum(dim=1).mean()
+        agree = (scores.argmax(dim=1) == goal[group].argmax(dim=1)).float().mean()
+        return loss, agree
+
     stats: dict[str, float] = {}
     best: tuple[float, dict[str, Any]] | None = None
     for epoch in range(epochs):
@@ -242,26 +287,19 @@ def train_net(
         order = torch.randperm(train_n, generator=gen)
         total = 0.0
         for start in range(0, train_n, batch_size):
-            idx = order[start : start + batch_size]
-            pred = model(inputs(idx)).squeeze(1)
-            loss = torch.nn.functional.mse_loss(pred, y[idx])
+            group = order[start : start + batch_size]
+            loss, _ = loss_of(group)
             opt.zero_grad()
             loss.backward()
             opt.step()
-            total += float(loss.detach()) * len(idx)
+            total += float(loss.detach()) * len(group)
         model.eval()
         with torch.no_grad():
-            pred = model(inputs(slice(train_n, n))).squeeze(1)
-            held_loss = float(torch.nn.functional.mse_loss(pred, y[train_n:]))
-            base = float(((y[train_n:] - y[:train_n].mean()) ** 2).mean())
-        log(
-            f"  epoch {epoch + 1}/{epochs}: train {total / train_n:.4f}, held out {held_loss:.4f}"
-            f" (predicting the mean: {base:.4f})"
-        )
+            held_loss, agree = (float(v) for v in loss_of(torch.arange(train_n, n)))
+        log(f"  epoch {epoch + 1}/{epochs}: train {total / train_n:.4f}, held out {held_loss:.4f}, agree {agree:.3f}")
         if best is None or held_loss < best[0]:
-            snapshot = {k: v.detach().clone() for k, v in model.state_dict().items()}
-            best = (held_loss, snapshot)
-            stats = {"train_loss": total / train_n, "held_loss": held_loss, "held_baseline": base, "epoch": epoch + 1}
+            best = (held_loss, {k: v.detach().clone() for k, v in model.state_dict().items()})
+            stats = {"train_loss": total / train_n, "held_loss": held_loss, "agree": agree, "epoch": epoch + 1}
     assert best is not None
     model.load_state_dict(best[1])
     arrays: dict[str, Any] = {}
@@ -283,13 +321,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--keep", type=int, default=2, help="rounds of data each fit uses (2)")
     p.add_argument("--epsilon", type=float, default=0.1, help="exploration: chance of a random play (0.1)")
     p.add_argument("--label-rate", type=float, default=0.25, help="chance that a play's candidates are labelled (0.25)")
-    p.add_argument("--epochs", type=int, default=4)
+    p.add_argument("--epochs", type=int, default=3, help="passes over the data; the best held-out one is kept (3)")
+    p.add_argument("--imitate", type=float, default=0.5, help="the rules bot's best play's share of the targets (0.5)")
     p.add_argument("--hidden", default="256,128", help="hidden layer sizes (256,128)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--jobs", type=int, default=1, help="processes for self-play (1)")
     p.add_argument("--ray", metavar="ADDRESS", help="self-play on a Ray cluster (an address, or 'local')")
     p.add_argument("--start", type=Path, help="weights to start from: round 1's players play with them")
     p.add_argument("--out", type=Path, required=True, help="where to write the weights (.npz)")
+    p.add_argument("--save-data", type=Path, help="write each round's self-play records to this .npz (round r: .r.npz)")
+    p.add_argument("--data", type=Path, help="round 1 fits these saved records (--save-data) instead of playing")
     args = p.parse_args(argv)
     hidden = tuple(int(h) for h in args.hidden.split(","))
     weights = args.start.read_bytes() if args.start else None
@@ -297,16 +338,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     began = time.perf_counter()
     for r in range(args.rounds):
         t = time.perf_counter()
-        data = self_play(
-            args.preset,
-            args.seed + 7919 * r,
-            args.hands,
-            epsilon=args.epsilon,
-            weights=weights,
-            label_rate=args.label_rate,
-            jobs=args.jobs,
-            ray=args.ray,
-        )
+        if r == 0 and args.data is not None:
+            data = load_batch(args.data)
+        else:
+            data = self_play(
+                args.preset,
+                args.seed + 7919 * r,
+                args.hands,
+                epsilon=args.epsilon,
+                weights=weights,
+                label_rate=args.label_rate,
+                jobs=args.jobs,
+                ray=args.ray,
+            )
+        if args.save_data is not None:
+            save_batch(data, args.save_data if r == 0 else args.save_data.with_suffix(f".{r + 1}.npz"))
         kept = [*kept, data][-args.keep :]
         players = "the rules bot" if weights is None else "the network"
         print(
@@ -315,7 +361,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             flush=True,
         )
         t = time.perf_counter()
-        weights, _ = train_net(_merge(kept), hidden=hidden, epochs=args.epochs, seed=args.seed + r)
+        weights, _ = train_net(
+            _merge(kept), hidden=hidden, epochs=args.epochs, imitate=args.imitate, seed=args.seed + r
+        )
         print(f"round {r + 1}: fitted in {time.perf_counter() - t:.0f} s", flush=True)
         args.out.write_bytes(weights)
     print(f"wrote {args.out} ({args.out.stat().st_size} bytes) after {time.perf_counter() - began:.0f} s")
