@@ -203,7 +203,8 @@ def test_the_decomposition_cache_has_one_bound_for_all_trump_orders(monkeypatch:
 ENGINE_MODULES = sorted(
     m.name
     for m in pkgutil.iter_modules(chaodipi.__path__)
-    if m.name not in {"bots", "server", "web", "cli", "tui", "arena", "__main__"} and not m.name.startswith("_")
+    if m.name not in {"bots", "server", "web", "cli", "tui", "arena", "cluster", "rl", "__main__"}
+    and not m.name.startswith("_")
 )
 
 
