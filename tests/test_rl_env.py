@@ -495,6 +495,8 @@ def test_twin_deals_are_compared_through_the_whole_hand() -> None:
         ({"max_actions": 7}, "max_actions is between 8 and 200, not 7"),
         ({"max_actions": 201}, "max_actions is between 8 and 200, not 201"),
         ({"render_mode": "rgb_array"}, "render_mode is ansi, human or None"),
+        ({"max_hands": 0}, "max_hands is between 1 and 2000 (a game's limit), not 0"),
+        ({"max_hands": 2001}, "max_hands is between 1 and 2000"),
     ],
 )
 def test_bad_options_are_refused_with_words(kwargs: dict[str, Any], words: str) -> None:

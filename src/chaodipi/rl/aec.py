@@ -43,7 +43,7 @@ from pettingzoo.utils import wrappers
 
 from chaodipi.bots.knowledge import Knowledge
 from chaodipi.cards import Card, shuffled_deck
-from chaodipi.game import Game
+from chaodipi.game import MAX_HANDS, Game
 from chaodipi.hand import Action, Hand, Phase, View
 from chaodipi.log import IllegalActionError
 from chaodipi.rl.choices import Choice, choices
@@ -104,6 +104,8 @@ class ChaoDiPiEnv(AECEnv):
             raise EnvError(f"reward is one of {', '.join(REWARDS)}, not {reward!r}")
         if dealer != "random" and dealer is not None and dealer not in (0, 1, 2, 3):
             raise EnvError(f"dealer is a seat 0..3, None (decided by bidding) or 'random', not {dealer!r}")
+        if not 1 <= max_hands <= MAX_HANDS:
+            raise EnvError(f"max_hands is between 1 and {MAX_HANDS} (a game's limit), not {max_hands}")
         if not 8 <= max_actions <= 200:
             raise EnvError(f"max_actions is between 8 and 200, not {max_actions}")
         if render_mode is not None and render_mode not in ("ansi", "human"):
