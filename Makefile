@@ -53,6 +53,8 @@ $(FAST_STAMP): pyproject.toml setup.py $(PACKAGE_FILES) | compiler
 	@echo "compiled build: building $(FAST) (mypyc compiles the engine to C: about 2 minutes)"
 	$(PYTHON) -m venv $(FAST)
 	$(FAST_BIN)/python -m pip install --quiet --upgrade pip 'setuptools>=68' wheel 'mypy>=1.10'
+	@# mypyc type-checks what the compiled modules import: make_bot's learned bot (chaodipi.rl) reads numpy and gymnasium
+	$(FAST_BIN)/python -m pip install --quiet 'numpy>=1.26' 'gymnasium>=1.0' 'pettingzoo>=1.27,<1.28'
 	rm -rf build
 	CHAODIPI_COMPILE=1 $(FAST_BIN)/python -m pip install --quiet --no-build-isolation '.[dev]'
 	rm -rf build
