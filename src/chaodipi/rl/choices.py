@@ -87,15 +87,21 @@ def burial_left(view: View, picked: Sequence[Card]) -> list[Card]:
     return [c for c, n in left.items() if n > 0]
 
 
+def _ranked(view: View, know: Knowledge) -> list[tuple[float, tuple[Card, ...]]]:
+    """The rules bot's plays for the view, scored, best first (it plays the first)."""
+    assert view.dealer is not None
+    pool = [c for c, n in know.unseen.items() for _ in range(n)]
+    return ranked_plays(
+        view.hand, view.seat, know.trump_order, view.rules, view.dealer, view.current_trick, pool, know.voids
+    )
+
+
 def _plays(view: View, limit: int, know: Knowledge | None) -> list[Choice]:
     legal = view.legal
     if not view.current_trick:
         out = [Choice("lead", lead) for lead in legal.leads]
         if legal.can_throw and legal.throw_groups:
-            assert view.dealer is not None
-            know = know or Knowledge.from_view(view)
-            pool = [c for c, n in know.unseen.items() for _ in range(n)]
-            ranked = ranked_plays(view.hand, view.seat, know.trump_order, view.rules, view.dealer, (), pool, know.voids)
+            ranked = _ranked(view, know or Knowledge.from_view(view))
             singles = {_key(lead) for lead in legal.leads}
             out.extend(Choice("throw", tuple(sorted(p, key=_INDEX))) for _, p in ranked if _key(p) not in singles)
         return out
@@ -103,12 +109,7 @@ def _plays(view: View, limit: int, know: Knowledge | None) -> list[Choice]:
     if len(follows) <= limit and not legal.more_follows:
         return [Choice("follow", p) for p in follows]
     # too many to list: the rules bot's candidates first, then the engine's order
-    assert view.dealer is not None
-    know = know or Knowledge.from_view(view)
-    pool = [c for c, n in know.unseen.items() for _ in range(n)]
-    ranked = ranked_plays(
-        view.hand, view.seat, know.trump_order, view.rules, view.dealer, view.current_trick, pool, know.voids
-    )
+    ranked = _ranked(view, know or Knowledge.from_view(view))
     seen: set[tuple[int, ...]] = set()
     out = []
     for play in [p for _, p in ranked] + list(follows):
@@ -154,10 +155,6 @@ def choices(
 def rules_first(view: View, listed: Sequence[Choice], know: Knowledge, count: int) -> list[Choice]:
     """Of the listed plays, the rules bot's best ``count``, best first (its ranking of the plays it considers:
     :func:`~chaodipi.bots.rules_bot.ranked_plays`); the learned bot chooses among them, its training labels them."""
-    assert view.dealer is not None
-    pool = [c for c, n in know.unseen.items() for _ in range(n)]
-    ranked = ranked_plays(
-        view.hand, view.seat, know.trump_order, view.rules, view.dealer, view.current_trick, pool, know.voids
-    )
+    ranked = _ranked(view, know)
     by_key = {_key(c.cards): c for c in listed}
     return [by_key[k] for k in (_key(p) for _, p in ranked) if k in by_key][:count]

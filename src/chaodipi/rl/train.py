@@ -39,7 +39,7 @@ import numpy.typing as npt
 from chaodipi.bots.knowledge import Knowledge
 from chaodipi.bots.rules_bot import RulesBot
 from chaodipi.bots.search_bot import rollout
-from chaodipi.cards import Card, shuffled_deck
+from chaodipi.cards import shuffled_deck
 from chaodipi.driver import run_hand
 from chaodipi.hand import Action, Hand, Phase, View
 from chaodipi.rl.choices import Choice, choices, rules_first
@@ -75,10 +75,6 @@ class Batch:
     actions: npt.NDArray[np.int8]
     rewards: npt.NDArray[np.float32]
     hands: int
-
-
-def _key(cards: Sequence[Card]) -> tuple[int, ...]:
-    return tuple(sorted(c.index for c in cards))
 
 
 class _Players:
