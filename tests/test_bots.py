@@ -9,8 +9,9 @@ import pytest
 from chaodipi.arena import run_arena, wilson
 from chaodipi.bots import BotError, make_bot, run_hand
 from chaodipi.bots.knowledge import Knowledge
-from chaodipi.bots.search_bot import SearchBot, sample_world
-from chaodipi.cards import Rank, Suit, shuffled_deck
+from chaodipi.bots.rules_bot import ranked_plays
+from chaodipi.bots.search_bot import SearchBot, best_weighed, sample_world
+from chaodipi.cards import Card, Rank, Suit, shuffled_deck
 from chaodipi.driver import by_view
 from chaodipi.driver import run_hand as drive
 from chaodipi.hand import Action, Hand, Phase, View
@@ -71,31 +72,49 @@ def test_search_decision_does_not_depend_on_hidden_cards() -> None:
     rules = RuleSet.preset("standard")
     rng = random.Random(8)
     deck = shuffled_deck(rng)
-    mine = deck[:12]
-    rest = deck[12:]
-    hands_a = [mine, rest[0:12], rest[12:24], rest[24:36]]
-    kitty = rest[36:44]
-    shuffled = rest[:44]
+    # the dealer's first lead: 25 cards each and the kitty it buried, all 108 (so that the bot samples worlds)
+    mine = deck[:25]
+    rest = deck[25:]
+    hands_a = [mine, rest[0:25], rest[25:50], rest[50:75]]
+    kitty = rest[75:]
+    shuffled = rest[:75]
     random.Random(1).shuffle(shuffled)
-    hands_b = [mine, shuffled[0:12], shuffled[12:24], shuffled[24:36]]
-    kitty_b = shuffled[36:44]
+    hands_b = [mine, shuffled[0:25], shuffled[25:50], shuffled[50:75]]
+    kitty_b = kitty
     decisions = []
     for hands, kit in ((hands_a, kitty), (hands_b, kitty_b)):
         hand = Position.in_play(
             rules,
             hands=hands,
             kitty=kit,
-            dealer=1,
+            dealer=0,
             trump=Suit.HEARTS,
             leader=0,
             dealer_progress=Progress(1, Rank.SEVEN),
-            captured=(0, 30),
+            captured=(0, 0),
         ).hand()
         bot = SearchBot(seed=4, budget=1000.0, samples=3)
         action = bot.act(hand.view(0))
         assert action is not None
-        decisions.append(action.cards)
+        view = hand.view(0)
+        know = Knowledge.from_view(view)
+        cands = [p for _, p in ranked_plays(view.hand, 0, know.trump_order, rules, 0, (), _unseen(know), know.voids)]
+        means, active = SearchBot(seed=4, budget=1000.0, samples=3).weigh_plays(view, know, cands[:3])
+        decisions.append((action.cards, tuple(means), tuple(active)))
+        # the play is the best weighed one, of the same candidates as act's (the rules bot's best, in its order)
+        assert len(means) == 3 and active and best_weighed(means, active) in active
     assert decisions[0] == decisions[1]
+
+
+def _unseen(know: Knowledge) -> list[Card]:
+    return [c for c, n in know.unseen.items() for _ in range(n)]
+
+
+def test_best_weighed_keeps_to_the_race_and_breaks_ties_by_the_rules_order() -> None:
+    assert best_weighed([0.5, 0.9, 0.9], [0, 2]) == 2  # 1 left the race
+    assert best_weighed([0.9, 0.9, 0.1], [0, 1, 2]) == 0
+    assert best_weighed([0.1, 0.3000000001, 0.3], [0, 1, 2]) == 1  # means equal to 6 places: the earlier
+    assert best_weighed([], []) == 0  # nothing sampled: the rules bot's best
 
 
 def test_sampled_worlds_respect_voids_and_sizes() -> None:

@@ -28,7 +28,7 @@ from chaodipi.position import Position  # noqa: E402
 from chaodipi.rl.choices import choices, rules_first  # noqa: E402
 from chaodipi.rl.encode import ACTION_SIZE, STATE_SIZE, encode_actions, encode_state  # noqa: E402
 from chaodipi.rl.learned import CANDIDATES, WEIGHTS_VARIABLE, LearnedBot, QNet, WeightsError  # noqa: E402
-from chaodipi.rl.train import GenTask, generate  # noqa: E402
+from chaodipi.rl.train import GenTask, decisions, generate, self_play  # noqa: E402
 from chaodipi.rules import PRESET_NAMES, RuleSet  # noqa: E402
 from chaodipi.settlement import Progress  # noqa: E402
 
@@ -152,6 +152,25 @@ def test_self_play_labels_candidates_by_play_outs_on_the_same_deal() -> None:
     assert (batch.rewards > 0).any() and (batch.rewards < 0).any()
 
 
+def test_search_teacher_labels_every_play_by_the_search_bots_means() -> None:
+    task = GenTask("standard", seed=5, first=0, hands=1, epsilon=0.0, teacher="search", samples=3)
+    batch, again = generate(task), generate(task)
+    # the labels depend on the seed alone (a fixed number of sampled deals, no time limit reached)
+    assert np.array_equal(batch.states, again.states) and np.array_equal(batch.rewards, again.rewards)
+    rows, mask = decisions(batch.states)
+    # every play with a choice (but at the end) is labelled, not a quarter of them: dozens in one hand
+    assert len(rows) > 30 and (mask.sum(axis=1) >= 2).all() and (mask.sum(axis=1) <= 3).all()
+    # a label is a mean of utilities (±1 and the margin ÷ 100), over the deals the candidate was played out on
+    assert (np.abs(batch.rewards) <= 3.5).all() and len(set(batch.rewards.tolist())) > 10
+    playout = generate(GenTask("standard", seed=5, first=0, hands=1, epsilon=0.0))
+    assert len(decisions(playout.states)[0]) < len(rows)
+
+
+def test_train_refuses_an_unknown_teacher() -> None:
+    with pytest.raises(ValueError, match="the teacher is one of playout, search, not 'oracle'"):
+        self_play("standard", 1, 1, epsilon=0.0, weights=None, teacher="oracle")
+
+
 def test_decision_timer_stays_low() -> None:
     """Not a speed test (benchmarks measure speed): the bot makes one network pass per play, no search."""
     timer = DecisionTimer()
@@ -198,3 +217,18 @@ def test_train_command_writes_weights_the_arena_plays(tmp_path: Path, monkeypatc
     assert code == 0 and out.stat().st_size > 0
     monkeypatch.setenv(WEIGHTS_VARIABLE, str(out))
     assert run_arena("learned", "rules", deals=1, seed=1).hands == 2
+
+
+def test_train_command_learns_from_the_search_teacher(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("torch", reason="training needs torch: the learn extra (make test-learn)")
+    out = tmp_path / "learned.npz"
+    args = ["train", "--teacher", "search", "--samples", "2", "--hands", "2", "--epochs", "1", "--hidden", "16"]
+    assert cli_main([*args, "--out", str(out)]) == 0
+    assert "2 hands by the search bot" in capsys.readouterr().out
+    assert QNet.load(out).scores(np.zeros(STATE_SIZE, dtype=np.float32), np.zeros((2, ACTION_SIZE))).shape == (2,)
+
+
+def test_train_command_refuses_no_sampled_deals(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli_main(["train", "--teacher", "search", "--samples", "0", "--out", "x.npz"])
+    assert "--samples is at least 1" in capsys.readouterr().err

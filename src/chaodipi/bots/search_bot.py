@@ -31,7 +31,7 @@ from chaodipi.settlement import Progress
 from chaodipi.trump import TrumpOrder
 from chaodipi.units import PlayError, decompose
 
-__all__ = ["Evidence", "SearchBot", "rollout", "sample_world"]
+__all__ = ["Evidence", "SearchBot", "best_weighed", "rollout", "sample_world"]
 
 Play = tuple[Card, ...]
 
@@ -322,6 +322,16 @@ class SearchBot:
         cands = [p for _, p in ranked[: self.max_candidates]]
         if len(cands) == 1 or sum(view.hand_sizes) <= 4:
             return Action.play(view.seat, cands[0])
+        means, active = self.weigh_plays(view, know, cands)
+        return Action.play(view.seat, cands[best_weighed(means, active)])
+
+    def weigh_plays(self, view: View, know: Knowledge, cands: Sequence[Play]) -> tuple[list[float], list[int]]:
+        """Race the candidate plays over sampled deals, within the budget: each one's mean utility (over the
+        deals it was played out on: a candidate dropped from the race has fewer), and the candidates still in
+        the race at the end (the bot plays the best of those). No deal sampled: no means, nobody in the race.
+
+        ``chaodipi train --teacher search`` labels the learned bot's self-play with these means.
+        """
         deadline = time.perf_counter() + self.budget
         values: list[list[float]] = [[] for _ in cands]
         active = list(range(len(cands)))
@@ -339,10 +349,8 @@ class SearchBot:
             if len(active) == 1:
                 break
         if not values[active[0]]:
-            return Action.play(view.seat, cands[0])
-        # ties go to the rules bot's own order
-        best = max(active, key=lambda i: (round(statistics.fmean(values[i]), 6), -i))
-        return Action.play(view.seat, cands[best])
+            return [], []
+        return [statistics.fmean(v) for v in values], active
 
     def _declare(self, view: View, kind: str) -> Action | None:
         """A countdown bid (``kind="bid"``) or a fry (``kind="fry"``), or not, as sampled deals say is best.
@@ -450,6 +458,14 @@ class SearchBot:
     ) -> float:
         """Play the hand out with the rules policy (from ``cand``, or from the first lead after a burial)."""
         return rollout(view, trump_order, hands, kitty, cand)
+
+
+def best_weighed(means: Sequence[float], active: Sequence[int]) -> int:
+    """The candidate :meth:`SearchBot.weigh_plays` found best: the highest mean still in the race, ties going to
+    the rules bot's own order (the first); the rules bot's best (0) when no deal was sampled."""
+    if not active:
+        return 0
+    return max(active, key=lambda i: (round(means[i], 6), -i))
 
 
 def rollout(

@@ -2,7 +2,8 @@
 
 ``chaodipi.rl.env(preset="standard", …)`` returns the environment, as PettingZoo's own environments do
 (:mod:`chaodipi.rl.aec`); :mod:`chaodipi.rl.choices` lists the actions a seat chooses from and
-:mod:`chaodipi.rl.encode` turns a view and its actions into arrays. Needs the ``rl`` extra
+:mod:`chaodipi.rl.encode` turns a view and its actions into arrays; ``chaodipi.rl.rlcard_env(…)`` gives the same
+environment with RLCard's interface (:mod:`chaodipi.rl.rlcard`). Needs the ``rl`` extra
 (``pip install 'chaodipi[rl]'``: PettingZoo, Gymnasium, numpy); the rules engine imports none of this.
 """
 
@@ -10,14 +11,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["ChaoDiPiEnv", "EnvError", "env", "raw_env"]
+__all__ = ["ChaoDiPiEnv", "EnvError", "RLCardEnv", "env", "raw_env", "rlcard_env"]
+
+_RLCARD = ("RLCardEnv", "rlcard_env")
 
 if TYPE_CHECKING:
     from chaodipi.rl.aec import ChaoDiPiEnv, EnvError, env, raw_env
+    from chaodipi.rl.rlcard import RLCardEnv, rlcard_env
 
 
 def __getattr__(name: str) -> Any:
     # PettingZoo and Gymnasium are imported with the environment only: the learned bot needs numpy alone.
+    if name in _RLCARD:
+        from chaodipi.rl import rlcard
+
+        return getattr(rlcard, name)
     if name in __all__:
         from chaodipi.rl import aec
 

@@ -38,7 +38,7 @@ import numpy.typing as npt
 
 from chaodipi.bots.knowledge import Knowledge
 from chaodipi.bots.rules_bot import RulesBot
-from chaodipi.bots.search_bot import rollout
+from chaodipi.bots.search_bot import SearchBot, best_weighed, rollout
 from chaodipi.cards import shuffled_deck
 from chaodipi.driver import run_hand
 from chaodipi.hand import Action, Hand, Phase, View
@@ -47,14 +47,26 @@ from chaodipi.rl.encode import ACTION_SIZE, STATE_SIZE, encode_actions, encode_s
 from chaodipi.rl.learned import QNet
 from chaodipi.rules import RuleSet
 
-__all__ = ["Batch", "GenTask", "decisions", "generate", "load_batch", "main", "save_batch", "targets", "train_net"]
+__all__ = [
+    "TEACHERS",
+    "Batch",
+    "GenTask",
+    "decisions",
+    "generate",
+    "load_batch",
+    "main",
+    "save_batch",
+    "targets",
+    "train_net",
+]
 
 
 @dataclass(frozen=True)
 class GenTask:
     """One batch of self-play hands: deals ``first`` … ``first + hands - 1`` of ``seed``; ``weights``: the players'
     network as ``.npz`` bytes (None: the rules bot); ``epsilon``, ``label_rate``, ``top``, ``extra``: see the
-    module docstring."""
+    module docstring. ``teacher="search"``: every play is labelled by the search bot instead, with ``samples``
+    sampled deals (:class:`_Players`)."""
 
     preset: str
     seed: int
@@ -65,6 +77,8 @@ class GenTask:
     label_rate: float = 0.25
     top: int = 3
     extra: int = 2
+    teacher: str = "playout"
+    samples: int = 40
 
 
 @dataclass
@@ -77,14 +91,33 @@ class Batch:
     hands: int
 
 
+#: how self-play plays are labelled: by play-outs in the true deal, or by the search bot
+TEACHERS = ("playout", "search")
+
+#: the search teacher's time limit per decision: far above what ``samples`` deals take, so that its labels depend
+#: on the seed alone, not on the machine's speed
+_TEACHER_BUDGET = 60.0
+
+
 class _Players:
-    """The four players of one self-play hand: they decide from views; at some plays they label candidates."""
+    """The four players of one self-play hand: they decide from views; at some plays they label candidates.
+
+    With the search teacher, every play with a choice (but in the last trick) is labelled by the search bot's
+    weighing (:meth:`~chaodipi.bots.search_bot.SearchBot.weigh_plays`) of the rules bot's best ``top`` plays over
+    ``samples`` deals sampled from the seat's view (no true deal: the labels are the averages the search bot
+    decides by, not one deal's luck), and the seat plays the search bot's choice.
+    """
 
     def __init__(self, task: GenTask, deal: int, net: QNet | None) -> None:
         self.task = task
         self.net = net
         self.rng = random.Random(f"train:{task.seed}:{deal}")
         self.bots = [RulesBot(task.seed * 1000 + deal * 4 + s) for s in range(4)]
+        self.teachers = (
+            [SearchBot(task.seed * 1000 + deal * 4 + s, budget=_TEACHER_BUDGET, samples=task.samples) for s in range(4)]
+            if task.teacher == "search"
+            else None
+        )
         self.states: list[npt.NDArray[np.float32]] = []
         self.rows: list[npt.NDArray[np.int8]] = []
         self.rewards: list[float] = []
@@ -96,10 +129,16 @@ class _Players:
             return self.bots[seat].act(view)
         know = Knowledge.from_view(view)
         listed = choices(view, know=know)
-        if len(listed) > 1 and self.rng.random() < self.task.label_rate:
+        taught: Choice | None = None
+        if self.teachers is not None:
+            if len(listed) > 1 and sum(view.hand_sizes) > 4:
+                taught = self._teach(self.teachers[seat], view, know, listed)
+        elif len(listed) > 1 and self.rng.random() < self.task.label_rate:
             self._label(hand, view, know, listed)
         if self.rng.random() < self.task.epsilon:
             choice = listed[self.rng.randrange(len(listed))]
+        elif taught is not None:
+            choice = taught
         elif self.net is not None and len(listed) > 1:
             choice = listed[int(np.argmax(self.net.scores(encode_state(view, know=know), encode_actions(listed))))]
         else:
@@ -109,6 +148,21 @@ class _Players:
         act = choice.action(seat)
         assert act is not None
         return act
+
+    def _teach(self, teacher: SearchBot, view: View, know: Knowledge, listed: list[Choice]) -> Choice | None:
+        """Record the search bot's mean utility for each of the rules bot's best ``top`` plays; its choice."""
+        picked = rules_first(view, listed, know, self.task.top)
+        if len(picked) < 2:
+            return picked[0] if picked else None
+        means, active = teacher.weigh_plays(view, know, [c.cards for c in picked])
+        if not active:
+            return None
+        state = encode_state(view, know=know)
+        for choice, mean in zip(picked, means, strict=True):
+            self.states.append(state)
+            self.rows.append(encode_actions([choice])[0])
+            self.rewards.append(mean)
+        return picked[best_weighed(means, active)]
 
     def _label(self, hand: Hand, view: View, know: Knowledge, listed: list[Choice]) -> None:
         """Play each candidate out in the true deal with the rules policy and record its utility for the seat:
@@ -167,12 +221,26 @@ def self_play(
     ray: str | None = None,
     batch: int = 50,
     first: int = 0,
+    teacher: str = "playout",
+    samples: int = 40,
 ) -> Batch:
     """``hands`` self-play hands in batches of ``batch``, over ``jobs`` processes or a Ray cluster."""
     from chaodipi.cluster import run_batches
 
+    if teacher not in TEACHERS:
+        raise ValueError(f"the teacher is one of {', '.join(TEACHERS)}, not {teacher!r}")
     tasks = [
-        GenTask(preset, seed, start, min(batch, first + hands - start), epsilon, weights, label_rate)
+        GenTask(
+            preset,
+            seed,
+            start,
+            min(batch, first + hands - start),
+            epsilon,
+            weights,
+            label_rate,
+            teacher=teacher,
+            samples=samples,
+        )
         for start in range(first, first + hands, batch)
     ]
     return _merge(run_batches(generate, tasks, jobs=jobs, ray=ray))
@@ -318,7 +386,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--epsilon", type=float, default=0.1, help="exploration: chance of a random play (0.1)")
     p.add_argument("--label-rate", type=float, default=0.25, help="chance that a play's candidates are labelled (0.25)")
     p.add_argument("--epochs", type=int, default=3, help="passes over the data; the best held-out one is kept (3)")
-    p.add_argument("--imitate", type=float, default=0.5, help="the rules bot's best play's share of the targets (0.5)")
+    p.add_argument(
+        "--teacher",
+        choices=TEACHERS,
+        default="playout",
+        help="labels: play-outs in the true deal at some plays (playout), or the search bot's weighing of every play"
+        " (search, slower: about 100 times the play-outs per hand) (playout)",
+    )
+    p.add_argument("--samples", type=int, default=40, help="the search teacher's sampled deals per play (40)")
+    p.add_argument(
+        "--imitate",
+        type=float,
+        help="the rules bot's best play's share of the targets (0.5 with play-outs, 0 with the search teacher)",
+    )
     p.add_argument("--hidden", default="256,128", help="hidden layer sizes (256,128)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--jobs", type=int, default=1, help="processes for self-play (1)")
@@ -328,6 +408,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--save-data", type=Path, help="write each round's self-play records to this .npz (round r: .r.npz)")
     p.add_argument("--data", type=Path, help="round 1 fits these saved records (--save-data) instead of playing")
     args = p.parse_args(argv)
+    if args.samples < 1:
+        p.error("--samples is at least 1")
+    imitate = args.imitate if args.imitate is not None else (0.0 if args.teacher == "search" else 0.5)
     hidden = tuple(int(h) for h in args.hidden.split(","))
     weights = args.start.read_bytes() if args.start else None
     kept: list[Batch] = []
@@ -346,20 +429,22 @@ def main(argv: Sequence[str] | None = None) -> int:
                 label_rate=args.label_rate,
                 jobs=args.jobs,
                 ray=args.ray,
+                teacher=args.teacher,
+                samples=args.samples,
             )
         if args.save_data is not None:
             save_batch(data, args.save_data if r == 0 else args.save_data.with_suffix(f".{r + 1}.npz"))
         kept = [*kept, data][-args.keep :]
-        players = "the rules bot" if weights is None else "the network"
+        players = (
+            "the search bot" if args.teacher == "search" else "the rules bot" if weights is None else "the network"
+        )
         print(
             f"round {r + 1}: {data.hands} hands by {players}, {len(data.rewards)} actions labelled"
             f" in {time.perf_counter() - t:.0f} s",
             flush=True,
         )
         t = time.perf_counter()
-        weights, _ = train_net(
-            _merge(kept), hidden=hidden, epochs=args.epochs, imitate=args.imitate, seed=args.seed + r
-        )
+        weights, _ = train_net(_merge(kept), hidden=hidden, epochs=args.epochs, imitate=imitate, seed=args.seed + r)
         print(f"round {r + 1}: fitted in {time.perf_counter() - t:.0f} s", flush=True)
         args.out.write_bytes(weights)
     print(f"wrote {args.out} ({args.out.stat().st_size} bytes) after {time.perf_counter() - began:.0f} s")
