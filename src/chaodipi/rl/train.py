@@ -14,7 +14,12 @@ from by comparing actions on the same deal:
   state is the seat's view alone, so the network learns what an action is worth given what the seat knows.
   Several actions labelled on one deal share its luck, so their differences are learned with far less noise
   than one return per play (plain DMC here learned the deals, not the plays: docs/bots.md).
-- The network is fitted by mean squared error, with the weights of the epoch with the lowest held-out loss kept.
+- With ``teacher="search"`` (``--teacher search``) the labels come from the search bot instead: at every play with
+  a choice, the rules bot's best ``top`` plays are weighed over ``samples`` deals sampled from the seat's view
+  (:meth:`chaodipi.bots.search_bot.SearchBot.weigh_plays`), and the seat plays the search bot's choice.
+- The network's scores of each decision's candidates, as a softmax over them, are fitted by cross-entropy to
+  :func:`targets` (the candidates with the best label, and with ``imitate`` the rules bot's choice), with the
+  weights of the epoch with the lowest held-out loss kept (:func:`train_net` says why not mean squared error).
 
 Hands are dealt as the arena deals them (level 2, deal ``i``'s dealer is seat ``i`` mod 4) from the seed; the
 batches of hands run in ``jobs`` processes, or on a Ray cluster (``ray``: :func:`chaodipi.cluster.run_batches`),
@@ -284,7 +289,7 @@ def decisions(states: npt.NDArray[np.float16]) -> tuple[npt.NDArray[np.int64], n
 
 def targets(utilities: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_], imitate: float) -> npt.NDArray[np.float32]:
     """What each decision's candidates should be chosen with: ``imitate`` on the rules bot's best (the first), the
-    rest shared by the candidates whose play-out did best on the true deal."""
+    rest shared by the candidates with the best label (play-out on the true deal, or the search teacher's mean)."""
     u = np.where(mask, utilities, -np.inf)
     best = (u >= u.max(axis=1, keepdims=True) - 1e-6) & mask
     out: npt.NDArray[np.float32] = (best / best.sum(axis=1, keepdims=True) * (1.0 - imitate)).astype(np.float32)
