@@ -320,7 +320,7 @@ class SearchBot:
             view.hand, view.seat, know.trump_order, view.rules, view.dealer, view.current_trick, pool, know.voids
         )
         cands = [p for _, p in ranked[: self.max_candidates]]
-        if len(cands) == 1 or sum(view.hand_sizes) <= 4:
+        if len(cands) == 1:
             return Action.play(view.seat, cands[0])
         means, active = self.weigh_plays(view, know, cands)
         return Action.play(view.seat, cands[best_weighed(means, active)])
@@ -328,10 +328,13 @@ class SearchBot:
     def weigh_plays(self, view: View, know: Knowledge, cands: Sequence[Play]) -> tuple[list[float], list[int]]:
         """Race the candidate plays over sampled deals, within the budget: each one's mean utility (over the
         deals it was played out on: a candidate dropped from the race has fewer), and the candidates still in
-        the race at the end (the bot plays the best of those). No deal sampled: no means, nobody in the race.
+        the race at the end (the bot plays the best of those). No deal sampled, or the last trick (four cards or
+        fewer left in all: nothing to weigh): no means, nobody in the race.
 
         ``chaodipi train --teacher search`` labels the learned bot's self-play with these means.
         """
+        if sum(view.hand_sizes) <= 4:
+            return [], []
         deadline = time.perf_counter() + self.budget
         values: list[list[float]] = [[] for _ in cands]
         active = list(range(len(cands)))

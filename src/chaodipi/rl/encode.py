@@ -51,6 +51,7 @@ from chaodipi.trump import EFFECTIVE_SUITS
 __all__ = [
     "ACTION_SIZE",
     "CARDS",
+    "STATE_OFFSETS",
     "STATE_PARTS",
     "STATE_SIZE",
     "encode_actions",
@@ -84,10 +85,11 @@ STATE_PARTS: tuple[tuple[str, int], ...] = (
     ("scalars", 3),
 )
 STATE_SIZE = sum(n for _, n in STATE_PARTS)
-_OFFSET: dict[str, int] = {}
+#: Where each part of the state vector starts, by name.
+STATE_OFFSETS: dict[str, int] = {}
 _at = 0
 for _name, _n in STATE_PARTS:
-    _OFFSET[_name] = _at
+    STATE_OFFSETS[_name] = _at
     _at += _n
 del _at, _name, _n
 
@@ -108,14 +110,14 @@ def encode_state(view: View, picked: Sequence[Card] = (), know: Knowledge | None
     out = np.zeros(STATE_SIZE, dtype=np.float32)
     me = view.seat
     know = know or Knowledge.from_view(view)
-    _count(out, _OFFSET["hand"], view.hand)
-    _count(out, _OFFSET["picked"], picked)
+    _count(out, STATE_OFFSETS["hand"], view.hand)
+    _count(out, STATE_OFFSETS["picked"], picked)
     if view.kitty is not None:
-        _count(out, _OFFSET["kitty"], view.kitty)
-    unseen = _OFFSET["unseen"]
+        _count(out, STATE_OFFSETS["kitty"], view.kitty)
+    unseen = STATE_OFFSETS["unseen"]
     for c, n in know.unseen.items():
         out[unseen + c.index] = n
-    played, trick = _OFFSET["played"], _OFFSET["trick"]
+    played, trick = STATE_OFFSETS["played"], STATE_OFFSETS["trick"]
     for t in view.tricks:
         for seat, cards in t.plays:
             _count(out, played + CARDS * ((seat - me) % 4), cards)
@@ -123,7 +125,7 @@ def encode_state(view: View, picked: Sequence[Card] = (), know: Knowledge | None
         rel = CARDS * ((seat - me) % 4)
         _count(out, played + rel, cards)
         _count(out, trick + rel, cards)
-    bid, bids = _OFFSET["bid"], _OFFSET["bids"]
+    bid, bids = STATE_OFFSETS["bid"], STATE_OFFSETS["bids"]
     latest: dict[int, tuple[Card, ...]] = {}
     for entry in view.bids:
         rel = (entry.player - me) % 4
@@ -134,28 +136,28 @@ def encode_state(view: View, picked: Sequence[Card] = (), know: Knowledge | None
             latest[rel] = entry.cards
     for rel, cards in latest.items():
         _count(out, bid + CARDS * rel, cards)
-    voids = _OFFSET["voids"]
+    voids = STATE_OFFSETS["voids"]
     for seat in range(4):
         for suit in know.voids[seat]:
             out[voids + 5 * ((seat - me) % 4) + _SUIT[suit]] = 1.0
     trump = "flag" if view.level == "flag" else view.trump
-    out[_OFFSET["trump"] + (_TRUMPS.index(trump) if trump in _TRUMPS else len(_TRUMPS))] = 1.0
-    out[_OFFSET["level"] + _LEVELS.index(view.level)] = 1.0
-    out[_OFFSET["phase"] + _PHASES.index(view.phase)] = 1.0
+    out[STATE_OFFSETS["trump"] + (_TRUMPS.index(trump) if trump in _TRUMPS else len(_TRUMPS))] = 1.0
+    out[STATE_OFFSETS["level"] + _LEVELS.index(view.level)] = 1.0
+    out[STATE_OFFSETS["phase"] + _PHASES.index(view.phase)] = 1.0
     if view.dealer is None:
-        out[_OFFSET["dealer"] + 4] = 1.0
-        out[_OFFSET["side"] + 2] = 1.0
+        out[STATE_OFFSETS["dealer"] + 4] = 1.0
+        out[STATE_OFFSETS["side"] + 2] = 1.0
     else:
         rel = (view.dealer - me) % 4
-        out[_OFFSET["dealer"] + rel] = 1.0
-        out[_OFFSET["side"] + rel % 2] = 1.0
-    sizes = _OFFSET["sizes"]
+        out[STATE_OFFSETS["dealer"] + rel] = 1.0
+        out[STATE_OFFSETS["side"] + rel % 2] = 1.0
+    sizes = STATE_OFFSETS["sizes"]
     for seat in range(4):
         out[sizes + (seat - me) % 4] = view.hand_sizes[seat] / 33.0
     if view.to_act is not None:
-        out[_OFFSET["turn"] + (view.to_act - me) % 4] = 1.0
-    out[_OFFSET["winning"] + (4 if view.winning is None else (view.winning - me) % 4)] = 1.0
-    scalars = _OFFSET["scalars"]
+        out[STATE_OFFSETS["turn"] + (view.to_act - me) % 4] = 1.0
+    out[STATE_OFFSETS["winning"] + (4 if view.winning is None else (view.winning - me) % 4)] = 1.0
+    scalars = STATE_OFFSETS["scalars"]
     out[scalars] = min(2.0, max(-2.0, view.points / 200.0))  # (penalties may make p negative: 逼红5, dark fries)
     out[scalars + 1] = min(2.0, view.threshold / 200.0)  # (a house rule's flag threshold may be up to 1000)
     out[scalars + 2] = len(view.tricks) / 33.0

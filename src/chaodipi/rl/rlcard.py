@@ -82,7 +82,7 @@ from chaodipi.cards import Card, format_cards
 from chaodipi.hand import View
 from chaodipi.rl.aec import AGENTS, ChaoDiPiEnv, EnvError, raw_env
 from chaodipi.rl.choices import CHOICE_KINDS, CHOOSE
-from chaodipi.rl.encode import ACTION_SIZE, CARDS, STATE_PARTS, STATE_SIZE
+from chaodipi.rl.encode import ACTION_SIZE, CARDS, STATE_OFFSETS, STATE_SIZE
 from chaodipi.view import SPECTATOR
 
 __all__ = ["CONFIG_KEYS", "PUBLIC_KINDS", "RLCardEnv", "State", "describe", "raw_view", "rlcard_env"]
@@ -93,13 +93,7 @@ CONFIG_KEYS = ("seed", "allow_step_back", "preset", "rules", "mode", "reward", "
 PUBLIC_KINDS = frozenset({"lead", "throw", "follow"})
 
 
-def _offset(part: str) -> int:
-    """Where ``part`` of the state vector starts (:data:`~chaodipi.rl.encode.STATE_PARTS`)."""
-    names = [name for name, _ in STATE_PARTS]
-    return sum(n for _, n in STATE_PARTS[: names.index(part)])
-
-
-_PICKED = _offset("picked")
+_PICKED = STATE_OFFSETS["picked"]
 _CARD_TEXT = [str(c) for c in Card.ALL]
 
 

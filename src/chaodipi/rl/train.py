@@ -117,9 +117,10 @@ class _Players:
         self.task = task
         self.net = net
         self.rng = random.Random(f"train:{task.seed}:{deal}")
-        self.bots = [RulesBot(task.seed * 1000 + deal * 4 + s) for s in range(4)]
+        seeds = [task.seed * 1000 + deal * 4 + s for s in range(4)]
+        self.bots = [RulesBot(seed) for seed in seeds]
         self.teachers = (
-            [SearchBot(task.seed * 1000 + deal * 4 + s, budget=_TEACHER_BUDGET, samples=task.samples) for s in range(4)]
+            [SearchBot(seed, budget=_TEACHER_BUDGET, samples=task.samples) for seed in seeds]
             if task.teacher == "search"
             else None
         )
@@ -136,7 +137,7 @@ class _Players:
         listed = choices(view, know=know)
         taught: Choice | None = None
         if self.teachers is not None:
-            if len(listed) > 1 and sum(view.hand_sizes) > 4:
+            if len(listed) > 1:
                 taught = self._teach(self.teachers[seat], view, know, listed)
         elif len(listed) > 1 and self.rng.random() < self.task.label_rate:
             self._label(hand, view, know, listed)
