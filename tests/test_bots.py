@@ -11,7 +11,7 @@ from chaodipi.bots import BotError, make_bot, run_hand
 from chaodipi.bots.knowledge import Knowledge
 from chaodipi.bots.rules_bot import ranked_plays
 from chaodipi.bots.search_bot import SearchBot, best_weighed, sample_world
-from chaodipi.cards import Card, Rank, Suit, shuffled_deck
+from chaodipi.cards import Rank, Suit, shuffled_deck
 from chaodipi.driver import by_view
 from chaodipi.driver import run_hand as drive
 from chaodipi.hand import Action, Hand, Phase, View
@@ -98,16 +98,14 @@ def test_search_decision_does_not_depend_on_hidden_cards() -> None:
         assert action is not None
         view = hand.view(0)
         know = Knowledge.from_view(view)
-        cands = [p for _, p in ranked_plays(view.hand, 0, know.trump_order, rules, 0, (), _unseen(know), know.voids)]
+        cands = [
+            p for _, p in ranked_plays(view.hand, 0, know.trump_order, rules, 0, (), know.unseen_cards(), know.voids)
+        ]
         means, active = SearchBot(seed=4, budget=1000.0, samples=3).weigh_plays(view, know, cands[:3])
         decisions.append((action.cards, tuple(means), tuple(active)))
         # the play is the best weighed one, of the same candidates as act's (the rules bot's best, in its order)
         assert len(means) == 3 and active and best_weighed(means, active) in active
     assert decisions[0] == decisions[1]
-
-
-def _unseen(know: Knowledge) -> list[Card]:
-    return [c for c, n in know.unseen.items() for _ in range(n)]
 
 
 def test_best_weighed_keeps_to_the_race_and_breaks_ties_by_the_rules_order() -> None:

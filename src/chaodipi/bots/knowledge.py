@@ -73,6 +73,10 @@ class Knowledge:
         shown = _shown_cards(view, unseen, played, kitty_known)
         return cls(view.seat, trump_order, unseen, voids, view.hand_sizes, kitty_known, shown)
 
+    def unseen_cards(self) -> list[Card]:
+        """The cards this player has not seen, each copy listed (a new list, in card order)."""
+        return [c for c, n in self.unseen.items() for _ in range(n)]
+
     def unseen_of_suit(self, suit: str) -> list[Card]:
         """The unseen cards of effective suit ``suit`` (``"trump"`` or ``s``/``h``/``c``/``d``), each copy listed."""
         effective = self.trump_order.effective

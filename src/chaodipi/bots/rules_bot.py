@@ -571,7 +571,7 @@ class RulesBot:
             return fry if fry is not None else Action.pass_fry(view.seat)
         if view.phase == Phase.PLAY:
             know = Knowledge.from_view(view)
-            pool = [c for c, n in know.unseen.items() for _ in range(n)]
+            pool = know.unseen_cards()
             assert view.dealer is not None
             cards = choose_play(
                 view.hand, view.seat, know.trump_order, view.rules, view.dealer, view.current_trick, pool, know.voids

@@ -77,7 +77,7 @@ def sample_world(know: Knowledge, view: View, rng: random.Random) -> tuple[list[
     sizes = list(view.hand_sizes)
     kitty_known = view.kitty is not None
     kitty_size = 0 if (view.level == "flag" or kitty_known) else 8
-    pool = [c for c, n in know.unseen.items() for _ in range(n)]
+    pool = know.unseen_cards()
     seats = [s for s in range(4) if s != view.seat]
     need = {s: sizes[s] for s in seats}
     if sum(need.values()) + kitty_size != len(pool):
@@ -125,7 +125,7 @@ def sample_world(know: Knowledge, view: View, rng: random.Random) -> tuple[list[
             return full, list(view.kitty) if kitty_known and view.kitty is not None else kitty
         if attempt == 27:
             forced = []  # inconsistent with the shown cards: deal them freely
-            pool = [c for c, n in know.unseen.items() for _ in range(n)]
+            pool = know.unseen_cards()
     return None
 
 
@@ -314,7 +314,7 @@ class SearchBot:
         if view.phase != Phase.PLAY:
             return self.rules_bot.act(view)
         know = Knowledge.from_view(view)
-        pool = [c for c, n in know.unseen.items() for _ in range(n)]
+        pool = know.unseen_cards()
         assert view.dealer is not None
         ranked = ranked_plays(
             view.hand, view.seat, know.trump_order, view.rules, view.dealer, view.current_trick, pool, know.voids

@@ -90,7 +90,7 @@ def burial_left(view: View, picked: Sequence[Card]) -> list[Card]:
 def _ranked(view: View, know: Knowledge) -> list[tuple[float, tuple[Card, ...]]]:
     """The rules bot's plays for the view, scored, best first (it plays the first)."""
     assert view.dealer is not None
-    pool = [c for c, n in know.unseen.items() for _ in range(n)]
+    pool = know.unseen_cards()
     return ranked_plays(
         view.hand, view.seat, know.trump_order, view.rules, view.dealer, view.current_trick, pool, know.voids
     )
