@@ -1,5 +1,5 @@
 """The ``chaodipi`` command line: bad options are refused once, clearly; file errors are one line;
-``arena`` and ``simulate`` draw a progress bar on a terminal and nothing when piped."""
+``arena`` and ``simulate`` draw a progress bar on a terminal and plain lines when piped."""
 
 from __future__ import annotations
 
@@ -167,6 +167,10 @@ def test_arena_piped_draws_no_bar() -> None:
     assert "random vs random — preset standard, 2 duplicate deals (4 hands)" in out
     for text in (out, err):
         assert "\r" not in text and "\x1b" not in text
+    # plain progress lines instead, on stderr (stdout holds the result alone): one per tenth reached
+    lines = err.splitlines()
+    assert lines and lines[-1].startswith("random vs random: 4/4 hands, random won")
+    assert all(line.startswith("random vs random: ") for line in lines) and len(lines) <= 4
 
 
 needs_pty = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
@@ -205,14 +209,15 @@ def test_simulate_on_a_terminal_draws_a_bar(tmp_path: Path) -> None:
 
 
 @needs_pty
-def test_without_rich_there_is_no_bar() -> None:
+def test_without_rich_there_is_no_bar_but_plain_lines() -> None:
     code = (
         "import sys; sys.modules['rich'] = None\n"  # as if the tui extra were not installed
         "from chaodipi.cli import main\n"
         "sys.exit(main(['arena', 'random', 'random', '--deals', '2']))"
     )
     shown, _ = _on_a_terminal([sys.executable, "-c", code], _env())
-    assert "hands won by random: " in shown and "4/4 hands" not in shown and "\x1b" not in shown
+    assert "hands won by random: " in shown and "\x1b" not in shown
+    assert "random vs random: 4/4 hands, random won" in shown  # plain progress lines in place of the bar
 
 
 def test_play_without_rich_says_which_extra(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,12 +26,29 @@ from chaodipi.cards import (  # noqa: E402
 from chaodipi.cli import main as cli_main  # noqa: E402
 from chaodipi.hand import Hand, Phase  # noqa: E402
 from chaodipi.position import Position  # noqa: E402
-from chaodipi.rl.choices import choices, rules_first  # noqa: E402
-from chaodipi.rl.encode import ACTION_SIZE, STATE_SIZE, encode_actions, encode_state  # noqa: E402
-from chaodipi.rl.learned import CANDIDATES, WEIGHTS_VARIABLE, LearnedBot, QNet, WeightsError  # noqa: E402
-from chaodipi.rl.train import GenTask, decisions, generate, self_play  # noqa: E402
+from chaodipi.rl.choices import choices, ranked_choices, rules_first  # noqa: E402
+from chaodipi.rl.encode import (  # noqa: E402
+    ACTION_SIZE,
+    HINT_FEATURES,
+    HINT_RANKS,
+    HINT_SIZE,
+    STATE_SIZE,
+    encode_actions,
+    encode_hints,
+    encode_state,
+)
+from chaodipi.rl.learned import (  # noqa: E402
+    CANDIDATES,
+    WEIGHTS_VARIABLE,
+    LearnedBot,
+    QNet,
+    WeightsError,
+    candidates,
+)
+from chaodipi.rl.train import Batch, GenTask, decisions, generate, load_batch, save_batch, self_play  # noqa: E402
 from chaodipi.rules import PRESET_NAMES, RuleSet  # noqa: E402
 from chaodipi.settlement import Progress  # noqa: E402
+from chaodipi.trick import trick_state  # noqa: E402
 
 
 def _hand(seed: int, preset: str = "standard") -> Hand:
@@ -89,8 +107,10 @@ def test_learned_bot_decides_by_the_network_in_the_play_phase() -> None:
     assert seat is not None
     view = replay.view(seat)
     bot = LearnedBot(0)
-    listed = rules_first(view, choices(view), Knowledge.from_view(view), CANDIDATES)
-    scores = bot.net.scores(encode_state(view), encode_actions(listed))
+    know = Knowledge.from_view(view)
+    listed, hints = candidates(view, know, choices(view), CANDIDATES)
+    assert listed == rules_first(view, choices(view), know, CANDIDATES) and len(listed) > 1
+    scores = bot.net.scores(encode_state(view), encode_actions(listed), hints)
     assert scores.shape == (len(listed),)
     act = bot.act(view)
     assert act is not None and act.cards is not None
@@ -100,7 +120,7 @@ def test_learned_bot_decides_by_the_network_in_the_play_phase() -> None:
 
 def test_shipped_weights_are_small_and_fit(tmp_path: Path) -> None:
     net = QNet.load()
-    assert net.layers[0][0].shape[0] == STATE_SIZE + ACTION_SIZE
+    assert net.hinted and net.layers[0][0].shape[0] == STATE_SIZE + ACTION_SIZE + HINT_SIZE
     shipped = Path(__file__).resolve().parents[1] / "src" / "chaodipi" / "rl" / "weights" / "learned.npz"
     assert shipped.stat().st_size < 2_000_000
     bad = tmp_path / "bad.npz"
@@ -166,6 +186,97 @@ def test_search_teacher_labels_every_play_by_the_search_bots_means() -> None:
     assert len(decisions(playout.states)[0]) < len(rows)
 
 
+def test_records_carry_the_rules_bots_hints(tmp_path: Path) -> None:
+    """Each decision's candidates are recorded best first by the rules bot: their hints say so, and they survive
+    a save and a load; records saved before hints existed still load (without them)."""
+    batch = generate(GenTask("standard", seed=6, first=0, hands=1, epsilon=0.0, teacher="search", samples=2))
+    assert batch.hints is not None and batch.hints.shape == (len(batch.rewards), HINT_SIZE)
+    rows, mask = decisions(batch.states)
+    for row, m in zip(rows, mask, strict=True):
+        ranks = batch.hints[row[m], : HINT_RANKS + 1].astype(np.float32)
+        assert np.array_equal(ranks, np.eye(HINT_RANKS + 1, dtype=np.float32)[: int(m.sum())])
+        gaps = batch.hints[row[m], HINT_RANKS + 1]
+        assert gaps[0] == 0 and (np.diff(gaps.astype(np.float32)) >= 0).all()  # best first: gaps grow
+    save_batch(batch, tmp_path / "b.npz")
+    again = load_batch(tmp_path / "b.npz")
+    assert again.hints is not None and np.array_equal(again.hints, batch.hints)
+    old = Batch(batch.states, batch.actions, batch.rewards, batch.hands)
+    save_batch(old, tmp_path / "old.npz")
+    assert load_batch(tmp_path / "old.npz").hints is None
+
+
+def test_hints_follow_the_rules_bots_ranking() -> None:
+    hand = _hand(9)
+    run_hand(hand, [make_bot("rules", s) for s in range(4)], timer=None)
+    replay = hand.restart()
+    for action in hand.actions:
+        if replay.phase == Phase.PLAY and len(replay.current) == 1:
+            break
+        replay.apply(action)
+    seat = replay.to_act()
+    assert seat is not None
+    view = replay.view(seat)
+    know = Knowledge.from_view(view)
+    listed = choices(view, know=know)
+    ranked = ranked_choices(view, listed, know, len(listed))
+    every, hints = candidates(view, know, listed, None)
+    assert every == listed and hints.shape == (len(listed), HINT_SIZE)
+    for (_, choice), rank in zip(ranked, range(HINT_RANKS), strict=False):
+        assert hints[listed.index(choice), rank] == 1.0
+    unranked = [i for i, c in enumerate(listed) if c not in [c for _, c in ranked]]
+    assert all(hints[i, HINT_RANKS] == 1.0 and hints[i, HINT_RANKS + 1] == 1.0 for i in unranked)
+
+
+def _decision_where(seed: int, test: Any) -> Any:
+    """The first play decision of a rules-bot hand (deal ``seed``) whose view passes ``test``."""
+    hand = _hand(seed)
+    run_hand(hand, [make_bot("rules", s) for s in range(4)], timer=None)
+    replay = hand.restart()
+    for action in hand.actions:
+        seat = replay.to_act()
+        if replay.phase == Phase.PLAY and seat is not None and test(replay.view(seat)):
+            return replay.view(seat)
+        replay.apply(action)
+    raise AssertionError("no such decision")
+
+
+def test_hints_say_what_the_rules_bot_weighs_a_follow_by() -> None:
+    view = _decision_where(12, lambda v: len(v.current_trick) == 3 and len(choices(v)) > 2)
+    know = Knowledge.from_view(view)
+    listed = choices(view, know=know)
+    hints = encode_hints(listed, ranked_choices(view, listed, know, len(listed)), view, know)
+    col = {name: HINT_RANKS + 2 + i for i, name in enumerate(HINT_FEATURES)}
+    state = trick_state([cards for _, cards in view.current_trick], know.trump_order)
+    partner_winning = view.current_trick[state.winner][0] == (view.seat + 2) % 4
+    table = sum(c.points for _, cards in view.current_trick for c in cards)
+    for choice, row in zip(listed, hints, strict=True):
+        assert row[col["stands"]] == float(state.wins_with(choice.cards))
+        assert row[col["points"]] == pytest.approx(sum(c.points for c in choice.cards) / 25)
+        assert row[col["table"]] == pytest.approx(table / 50)
+        assert row[col["last"]] == 1.0 and row[col["partner_winning"]] == float(partner_winning)
+        assert row[col["beatable"]] == 0.0  # nobody plays after the last
+        kept = sum(c.points for c in view.hand) - sum(c.points for c in choice.cards)
+        assert row[col["points_left"]] == pytest.approx(kept / 50)
+
+
+def test_hints_tell_a_lead_that_stands_from_one_that_does_not() -> None:
+    view = _decision_where(14, lambda v: not v.current_trick and len(v.tricks) > 2)
+    know = Knowledge.from_view(view)
+    listed = choices(view, know=know)
+    hints = encode_hints(listed, [], view, know)
+    stands = HINT_RANKS + 2 + HINT_FEATURES.index("stands")
+    order, unseen = know.trump_order, know.unseen_cards()
+    for choice, row in zip(listed, hints, strict=True):
+        if len(choice.cards) == 1:  # a single stands when no unseen card of its suit is above it
+            card = choice.cards[0]
+            suit = order.effective[card.index]
+            above = [
+                c for c in unseen if order.effective[c.index] == suit and order.order[c.index] > order.order[card.index]
+            ]
+            assert row[stands] == float(not above), choice
+        assert row[HINT_RANKS] == 1.0 and row[HINT_RANKS + 1] == 1.0  # not ranked: nothing was
+
+
 def test_train_refuses_an_unknown_teacher() -> None:
     with pytest.raises(ValueError, match="the teacher is one of playout, search, not 'oracle'"):
         self_play("standard", 1, 1, epsilon=0.0, weights=None, teacher="oracle")
@@ -201,12 +312,19 @@ def test_numpy_network_is_the_trained_torch_network() -> None:
     net = QNet.load(io.BytesIO(weights))
     # the same forward pass in torch, from the exported weights
     layers = [(torch.from_numpy(w), torch.from_numpy(b)) for w, b in net.layers]
-    x = torch.cat(
-        [torch.from_numpy(data.states[:5].astype(np.float32)), torch.from_numpy(data.actions[:5].astype(np.float32))], 1
-    )
+    assert net.hinted and data.hints is not None
+    parts = [data.states[:5], data.actions[:5], data.hints[:5]]
+    x = torch.cat([torch.from_numpy(p.astype(np.float32)) for p in parts], 1)
     h = torch.relu(x @ layers[0][0] + layers[0][1])
     want = (h @ layers[1][0] + layers[1][1])[:, 0].numpy()
-    got = np.array([net.scores(data.states[i].astype(np.float32), data.actions[i : i + 1])[0] for i in range(5)])
+    got = np.array(
+        [
+            net.scores(
+                data.states[i].astype(np.float32), data.actions[i : i + 1], data.hints[i : i + 1].astype(np.float32)
+            )[0]
+            for i in range(5)
+        ]
+    )
     assert np.allclose(got, want, atol=1e-4)
 
 
@@ -225,7 +343,32 @@ def test_train_command_learns_from_the_search_teacher(tmp_path: Path, capsys: py
     args = ["train", "--teacher", "search", "--samples", "2", "--hands", "2", "--epochs", "1", "--hidden", "16"]
     assert cli_main([*args, "--out", str(out)]) == 0
     assert "2 hands by the search bot" in capsys.readouterr().out
-    assert QNet.load(out).scores(np.zeros(STATE_SIZE, dtype=np.float32), np.zeros((2, ACTION_SIZE))).shape == (2,)
+    net = QNet.load(out)
+    assert net.hinted
+    hints = np.zeros((2, HINT_SIZE), dtype=np.float32)
+    assert net.scores(np.zeros(STATE_SIZE, dtype=np.float32), np.zeros((2, ACTION_SIZE)), hints).shape == (2,)
+    with pytest.raises(ValueError, match="hints"):
+        net.scores(np.zeros(STATE_SIZE, dtype=np.float32), np.zeros((2, ACTION_SIZE)))
+
+
+def test_train_command_without_out_only_saves_the_data(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """No torch needed: the compiled build (which has none) makes the data, and .venv fits it (make train-search)."""
+    data = tmp_path / "d.npz"
+    assert cli_main(["train", "--hands", "2", "--label-rate", "0.5", "--save-data", str(data)]) == 0
+    assert f"fit it with --data {data}" in capsys.readouterr().out
+    saved = load_batch(data)
+    assert saved.hands == 2 and saved.hints is not None and len(saved.rewards) > 10
+
+
+@pytest.mark.parametrize(
+    "extra", [[], ["--save-data", "d.npz", "--rounds", "2"], ["--save-data", "d.npz", "--data", "e.npz"]]
+)
+def test_train_command_without_out_refuses_what_it_cannot_do(
+    extra: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        cli_main(["train", "--hands", "1", *extra])
+    assert "without --out (no fit)" in capsys.readouterr().err
 
 
 def test_train_command_refuses_no_sampled_deals(capsys: pytest.CaptureFixture[str]) -> None:

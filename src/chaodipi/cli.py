@@ -4,8 +4,9 @@ Every numeric option is checked when the command line is read (a usage error, ex
 counts (``--deals``, ``--games``, ``--hands``, ``--jobs``) are whole numbers of at least 1, seeds
 whole numbers of at least 0 (Python's generator would take -5 for 5), ``--budget`` a positive
 number of seconds and ``--level`` a rank 2..A. ``arena`` and ``simulate`` draw a progress bar on
-stderr when it is a terminal and :mod:`rich` is installed (the ``tui`` extra); piped, they write
-no bar and no control characters.
+stderr when it is a terminal and :mod:`rich` is installed (the ``tui`` extra); otherwise (piped,
+as into ``tee``) they write a plain line on stderr at each tenth of the work, and at most a minute
+apart, with no control characters.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import math
 import os
 import random
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
@@ -113,7 +115,7 @@ def level_option(text: str) -> Rank:
         ) from None
 
 
-# -- progress on a terminal (rich is optional: without it, or piped, the commands draw nothing)
+# -- progress: a bar on a terminal (rich is optional), plain lines otherwise
 
 
 def _isatty(stream: TextIO) -> bool:
@@ -150,15 +152,57 @@ def _rich_progress(unit: str) -> Progress | None:
     )
 
 
+#: where no bar is drawn, the longest wait between two progress lines, in seconds
+PLAIN_PROGRESS_EVERY = 60.0
+
+
+def plain_progress(
+    description: str,
+    total: int,
+    unit: str,
+    *,
+    stream: TextIO | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Callable[[int, str], None]:
+    """``update(done, note)`` that writes ``description: done/total unit, note`` as a line on ``stream`` (stderr)
+    when the work reaches a new tenth, or when :data:`PLAIN_PROGRESS_EVERY` seconds have passed since the last line:
+    a long run piped into a log says how it goes, in a few lines, with no control characters.
+
+    >>> import io
+    >>> out, now = io.StringIO(), [0.0]
+    >>> update = plain_progress("rules vs search", 40, "hands", stream=out, clock=lambda: now[0])
+    >>> for done in range(1, 9):
+    ...     update(done, f"note {done}")
+    >>> now[0] = 61.0
+    >>> update(9, "a minute later")
+    >>> print(out.getvalue(), end="")
+    rules vs search: 4/40 hands, note 4
+    rules vs search: 8/40 hands, note 8
+    rules vs search: 9/40 hands, a minute later
+    """
+    last = {"time": clock(), "tenth": 0}
+
+    def update(done: int, note: str) -> None:
+        tenth = done * 10 // total if total > 0 else 10
+        now = clock()
+        if tenth > last["tenth"] or now - last["time"] >= PLAIN_PROGRESS_EVERY:
+            last["time"], last["tenth"] = now, tenth
+            line = f"{description}: {done}/{total} {unit}" + (f", {note}" if note else "")
+            print(line, file=stream if stream is not None else sys.stderr, flush=True)
+
+    return update
+
+
 @contextmanager
 def progress_bar(description: str, total: int, unit: str) -> Iterator[Callable[[int, str], None]]:
     """Show a progress bar on stderr while the block runs; yield ``update(done, note)``.
 
-    Where no bar can be drawn (stderr piped, or rich missing) ``update`` does nothing.
+    Where no bar can be drawn (stderr piped, or rich missing) ``update`` writes plain lines instead
+    (:func:`plain_progress`).
     """
     bar = _rich_progress(unit)
     if bar is None:
-        yield lambda done, note: None
+        yield plain_progress(description, total, unit)
         return
     task = bar.add_task(description, total=total, note="")
     with bar:

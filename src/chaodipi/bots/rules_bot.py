@@ -35,7 +35,7 @@ from chaodipi.trump import EFFECTIVE_SUITS, FIVE_HEARTS, TRUMP, TrumpOrder
 from chaodipi.units import Format, Unit, UnitKind, decompose
 from chaodipi.view import BidOption
 
-__all__ = ["RulesBot", "choose_bury", "choose_play", "play_out"]
+__all__ = ["RulesBot", "card_costs", "choose_bury", "choose_play", "play_out"]
 
 Play = tuple[Card, ...]
 
@@ -69,6 +69,12 @@ def _costs(trump_order: TrumpOrder) -> tuple[float, ...]:
             base += 16
         out.append(base + c.points * 0.9)
     return tuple(out)
+
+
+def card_costs(trump_order: TrumpOrder) -> tuple[float, ...]:
+    """What the rules policy loses by spending each card, by card index: its strength, more for a trump, and its
+    points (the cost its plays are scored with; the learned bot's hints read it too)."""
+    return _costs(trump_order)
 
 
 @lru_cache(maxsize=1024)  # (one entry per trump order, as _costs)

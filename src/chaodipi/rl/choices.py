@@ -38,7 +38,7 @@ from chaodipi.bots.rules_bot import ranked_plays
 from chaodipi.cards import Card
 from chaodipi.hand import Action, Phase, View
 
-__all__ = ["CHOICE_KINDS", "CHOOSE", "Choice", "burial_left", "choices", "rules_first"]
+__all__ = ["CHOICE_KINDS", "CHOOSE", "Choice", "burial_left", "choices", "ranked_choices", "rules_first"]
 
 #: The kinds of listed action, in the order of the environment's one-hot action features.
 CHOICE_KINDS = ("wait", "bid", "fry", "pass", "bury", "lead", "throw", "follow", "show")
@@ -152,9 +152,22 @@ def choices(
     return []
 
 
-def rules_first(view: View, listed: Sequence[Choice], know: Knowledge, count: int) -> list[Choice]:
-    """Of the listed plays, the rules bot's best ``count``, best first (its ranking of the plays it considers:
-    :func:`~chaodipi.bots.rules_bot.ranked_plays`); the learned bot chooses among them, its training labels them."""
+def ranked_choices(view: View, listed: Sequence[Choice], know: Knowledge, count: int) -> list[tuple[float, Choice]]:
+    """Of the listed plays, the rules bot's best ``count`` with its scores, best first (its ranking of the plays it
+    considers: :func:`~chaodipi.bots.rules_bot.ranked_plays`); listed plays it does not consider are left out."""
     ranked = _ranked(view, know)
     by_key = {_key(c.cards): c for c in listed}
-    return [by_key[k] for k in (_key(p) for _, p in ranked) if k in by_key][:count]
+    out: list[tuple[float, Choice]] = []
+    for score, play in ranked:
+        choice = by_key.pop(_key(play), None)
+        if choice is not None:
+            out.append((score, choice))
+            if len(out) == count:
+                break
+    return out
+
+
+def rules_first(view: View, listed: Sequence[Choice], know: Knowledge, count: int) -> list[Choice]:
+    """Of the listed plays, the rules bot's best ``count``, best first (:func:`ranked_choices` without the scores);
+    the learned bot chooses among them, its training labels them."""
+    return [c for _, c in ranked_choices(view, listed, know, count)]

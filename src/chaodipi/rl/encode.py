@@ -33,6 +33,13 @@ part                  size    what
 Each listed action (:mod:`chaodipi.rl.choices`) is a row of :data:`ACTION_SIZE` small integers: its cards as 54
 counts, its kind one-hot (:data:`~chaodipi.rl.choices.CHOICE_KINDS`) and, for a 5h 5h bid, the trump it names
 one-hot (:data:`~chaodipi.rl.choices.CHOOSE`).
+
+The learned bot's network may also read, for each candidate play, what the rules bot thinks of it: a row of
+:data:`HINT_SIZE` floats (:func:`encode_hints`), its place in the rules bot's ranking (best, second, third, or
+lower or not ranked: one-hot), how far below the best the rules bot scores it (log(1 + gap) ÷ 4, at most 1;
+1 when not ranked), then what the rules bot's scores are made of (:data:`HINT_FEATURES`: whether the play takes
+the trick or stands, its points and cost, the trick's points, …). With them a network learns where to depart
+from the rules bot, not how to play from scratch.
 """
 
 from __future__ import annotations
@@ -43,18 +50,26 @@ import numpy as np
 import numpy.typing as npt
 
 from chaodipi.bots.knowledge import Knowledge
+from chaodipi.bots.rules_bot import card_costs
 from chaodipi.cards import Card
 from chaodipi.hand import Phase, View
+from chaodipi.play import unit_beaten
 from chaodipi.rl.choices import CHOICE_KINDS, CHOOSE, Choice
-from chaodipi.trump import EFFECTIVE_SUITS
+from chaodipi.trick import trick_state
+from chaodipi.trump import EFFECTIVE_SUITS, FIVE_HEARTS, TRUMP
+from chaodipi.units import decompose
 
 __all__ = [
     "ACTION_SIZE",
     "CARDS",
+    "HINT_FEATURES",
+    "HINT_RANKS",
+    "HINT_SIZE",
     "STATE_OFFSETS",
     "STATE_PARTS",
     "STATE_SIZE",
     "encode_actions",
+    "encode_hints",
     "encode_state",
 ]
 
@@ -161,6 +176,112 @@ def encode_state(view: View, picked: Sequence[Card] = (), know: Knowledge | None
     out[scalars] = min(2.0, max(-2.0, view.points / 200.0))  # (penalties may make p negative: 逼红5, dark fries)
     out[scalars + 1] = min(2.0, view.threshold / 200.0)  # (a house rule's flag threshold may be up to 1000)
     out[scalars + 2] = len(view.tricks) / 33.0
+    return out
+
+
+#: The ranks the hints tell apart (the rules bot's best, second, third); lower or unranked plays share a fourth.
+HINT_RANKS = 3
+#: The hints after the rank and the score gap: what the rules bot weighs a play by (module docstring).
+HINT_FEATURES = (
+    "stands",
+    "points",
+    "table",
+    "cost",
+    "trumps",
+    "red5",
+    "suit_left",
+    "ruffable",
+    "trumps_left",
+    "points_left",
+    "beatable",
+    "suit_out",
+    "partner_void",
+    "last",
+    "partner_winning",
+)
+#: The size of one candidate's hints: its rank one-hot (:data:`HINT_RANKS` + 1), its score gap, then
+#: :data:`HINT_FEATURES`.
+HINT_SIZE = HINT_RANKS + 2 + len(HINT_FEATURES)
+
+
+def encode_hints(
+    listed: Sequence[Choice], ranked: Sequence[tuple[float, Choice]], view: View, know: Knowledge | None = None
+) -> npt.NDArray[np.float32]:
+    """What the rules bot thinks of each listed play of ``view``'s seat, as rows of :data:`HINT_SIZE` floats.
+
+    ``ranked``: the rules bot's scored plays, best first (:func:`~chaodipi.rl.choices.ranked_choices`). After the
+    rank (one-hot) and the score gap come what its scores are made of (:data:`HINT_FEATURES`): whether the play
+    stands (a follow: it would take the trick now; a lead: no unseen cards make a unit that beats one of its
+    units), its points ÷ 25, the points already in the trick ÷ 50, its cost to the seat
+    (:func:`~chaodipi.bots.rules_bot.card_costs`) ÷ 100, the share of trumps in it, its 5h count ÷ 2, the cards of
+    its suit the seat keeps after it ÷ 10, whether an opponent has shown void in its suit, the trumps and the points
+    the seat keeps after it (÷ 10, ÷ 50), whether a single card that takes the trick may still be beaten by a later
+    player (an unseen card above it, or an opponent void in its suit while trumps are out; ½ for more cards), the
+    unseen cards of its suit ÷ 20, whether the partner has shown void in its suit, whether the seat plays last to
+    the trick, and whether the partner is winning it.
+    """
+    know = know or Knowledge.from_view(view)
+    order = know.trump_order
+    effective = order.effective
+    costs = card_costs(order)
+    out = np.zeros((len(listed), HINT_SIZE), dtype=np.float32)
+    place = {c: (i, score) for i, (score, c) in enumerate(ranked)}
+    best = ranked[0][0] if ranked else 0.0
+    plays = [cards for _, cards in view.current_trick]
+    state = trick_state(plays, order) if plays else None
+    table = sum(c.points for p in plays for c in p)
+    unseen = know.unseen_cards()
+    mine = [effective[c.index] for c in view.hand]
+    opponents = know.voids[(view.seat + 1) % 4] | know.voids[(view.seat + 3) % 4]
+    partner_voids = know.voids[(view.seat + 2) % 4]
+    later = [(view.seat + k) % 4 for k in range(1, 4 - len(plays))] if plays else []
+    later_voids = set().union(*(know.voids[s] for s in later if (s - view.seat) % 2 == 1)) if later else set()
+    unseen_by_suit: dict[str, list[int]] = {}
+    for c in unseen:
+        unseen_by_suit.setdefault(effective[c.index], []).append(order.order[c.index])
+    trumps_out = bool(unseen_by_suit.get(TRUMP))
+    my_trumps = mine.count(TRUMP)
+    my_points = sum(c.points for c in view.hand)
+    last = len(plays) == 3
+    partner_winning = view.winning == (view.seat + 2) % 4
+    f = HINT_RANKS + 2
+    for row, choice in zip(out, listed, strict=True):
+        at = place.get(choice)
+        if at is None:
+            row[HINT_RANKS] = 1.0
+            row[HINT_RANKS + 1] = 1.0
+        else:
+            row[min(at[0], HINT_RANKS)] = 1.0
+            row[HINT_RANKS + 1] = min(1.0, float(np.log1p(max(0.0, best - at[1]))) / 4.0)
+        cards = choice.cards
+        if not cards:
+            continue
+        suit = effective[cards[0].index]
+        if state is not None:
+            row[f] = float(state.wins_with(cards))
+        else:
+            fmt = decompose(cards, order, lead=True)
+            pool = [c for c in unseen if effective[c.index] == fmt.suit]
+            row[f] = float(not any(unit_beaten(u, pool, order) for u in fmt.units))
+        row[f + 1] = sum(c.points for c in cards) / 25.0
+        row[f + 2] = table / 50.0
+        row[f + 3] = sum(costs[c.index] for c in cards) / 100.0
+        row[f + 4] = sum(1 for c in cards if effective[c.index] == TRUMP) / len(cards)
+        row[f + 5] = sum(1 for c in cards if c is FIVE_HEARTS) / 2.0
+        row[f + 6] = (mine.count(suit) - sum(1 for c in cards if effective[c.index] == suit)) / 10.0
+        row[f + 7] = float(suit in opponents)
+        row[f + 8] = (my_trumps - sum(1 for c in cards if effective[c.index] == TRUMP)) / 10.0
+        row[f + 9] = (my_points - sum(c.points for c in cards)) / 50.0
+        if state is not None and row[f] and not last:
+            if len(cards) == 1:
+                higher = any(o > order.order[cards[0].index] for o in unseen_by_suit.get(suit, ()))
+                row[f + 10] = float(higher or (suit != TRUMP and suit in later_voids and trumps_out))
+            else:
+                row[f + 10] = 0.5
+        row[f + 11] = len(unseen_by_suit.get(suit, ())) / 20.0
+        row[f + 12] = float(suit in partner_voids)
+        row[f + 13] = float(last)
+        row[f + 14] = float(partner_winning)
     return out
 
 

@@ -9,7 +9,9 @@ from by comparing actions on the same deal:
   hands also reach positions the rules bot would not.
 - At a play chosen with probability ``label_rate``, the rules bot's best ``top`` candidates and ``extra`` other
   listed actions are each played out to the end of the hand, in the true deal, by the rules policy
-  (:func:`chaodipi.bots.search_bot.rollout`), and each (state, action, utility) is recorded: the utility is the
+  (:func:`chaodipi.bots.search_bot.rollout`), and each (state, action, the rules bot's hints on it, utility) is
+  recorded (``chaodipi train`` labels every play, the best three, no others: ``--label-rate 1 --top 3 --extra
+  0``): the utility is the
   seat's (±1 for the hand won or lost, plus the point margin ÷ 100). The true deal is read only to label; the
   state is the seat's view alone, so the network learns what an action is worth given what the seat knows.
   Several actions labelled on one deal share its luck, so their differences are learned with far less noise
@@ -17,13 +19,16 @@ from by comparing actions on the same deal:
 - With ``teacher="search"`` (``--teacher search``) the labels come from the search bot instead: at every play with
   a choice, the rules bot's best ``top`` plays are weighed over ``samples`` deals sampled from the seat's view
   (:meth:`chaodipi.bots.search_bot.SearchBot.weigh_plays`), and the seat plays the search bot's choice.
-- The network's scores of each decision's candidates, as a softmax over them, are fitted by cross-entropy to
-  :func:`targets` (the candidates with the best label, and with ``imitate`` the rules bot's choice), with the
-  weights of the epoch with the lowest held-out loss kept (:func:`train_net` says why not mean squared error).
+- The network's scores of each decision's candidates are fitted (:func:`train_net`): each less the rules bot's
+  best's, to the labels' differences (``loss="advantage"``, mean squared error; ``chaodipi train``'s default), or
+  as a softmax over them, by cross-entropy to :func:`targets` (``loss="choice"``: the candidates with the best
+  label, and with ``imitate`` the rules bot's choice), with the weights of the epoch with the lowest held-out
+  loss kept.
 
 Hands are dealt as the arena deals them (level 2, deal ``i``'s dealer is seat ``i`` mod 4) from the seed; the
 batches of hands run in ``jobs`` processes, or on a Ray cluster (``ray``: :func:`chaodipi.cluster.run_batches`),
-with the same data either way. Needs the ``learn`` extra (torch; Ray only with ``--ray``).
+with the same data either way. Fitting needs the ``learn`` extra (torch; Ray only with ``--ray``); making the data
+(``chaodipi train`` without ``--out``) does not, so the compiled build can make it (``make train``).
 """
 
 from __future__ import annotations
@@ -47,12 +52,13 @@ from chaodipi.bots.search_bot import SearchBot, best_weighed, rollout
 from chaodipi.cards import shuffled_deck
 from chaodipi.driver import run_hand
 from chaodipi.hand import Action, Hand, Phase, View
-from chaodipi.rl.choices import Choice, choices, rules_first
-from chaodipi.rl.encode import ACTION_SIZE, STATE_SIZE, encode_actions, encode_state
-from chaodipi.rl.learned import QNet
+from chaodipi.rl.choices import Choice, choices, ranked_choices
+from chaodipi.rl.encode import ACTION_SIZE, HINT_SIZE, STATE_SIZE, encode_actions, encode_hints, encode_state
+from chaodipi.rl.learned import QNet, candidates
 from chaodipi.rules import RuleSet
 
 __all__ = [
+    "LOSSES",
     "TEACHERS",
     "Batch",
     "GenTask",
@@ -88,12 +94,14 @@ class GenTask:
 
 @dataclass
 class Batch:
-    """Self-play records: states (n × STATE_SIZE), action rows (n × ACTION_SIZE), rewards (n), and hands won."""
+    """Self-play records: states (n × STATE_SIZE), action rows (n × ACTION_SIZE), rewards (n), the hands played,
+    and the rules bot's hints on each action (n × HINT_SIZE; None in records saved before there were hints)."""
 
     states: npt.NDArray[np.float16]
     actions: npt.NDArray[np.int8]
     rewards: npt.NDArray[np.float32]
     hands: int
+    hints: npt.NDArray[np.float16] | None = None
 
 
 #: how self-play plays are labelled: by play-outs in the true deal, or by the search bot
@@ -126,6 +134,7 @@ class _Players:
         )
         self.states: list[npt.NDArray[np.float32]] = []
         self.rows: list[npt.NDArray[np.int8]] = []
+        self.hints: list[npt.NDArray[np.float32]] = []
         self.rewards: list[float] = []
 
     def decide(self, hand: Hand, seat: int) -> Action | None:
@@ -146,7 +155,9 @@ class _Players:
         elif taught is not None:
             choice = taught
         elif self.net is not None and len(listed) > 1:
-            choice = listed[int(np.argmax(self.net.scores(encode_state(view, know=know), encode_actions(listed))))]
+            state = encode_state(view, know=know)
+            scores = self.net.scores(state, encode_actions(listed), candidates(view, know, listed, None)[1])
+            choice = listed[int(np.argmax(scores))]
         else:
             act = self.bots[seat].act(view)
             assert act is not None
@@ -157,31 +168,36 @@ class _Players:
 
     def _teach(self, teacher: SearchBot, view: View, know: Knowledge, listed: list[Choice]) -> Choice | None:
         """Record the search bot's mean utility for each of the rules bot's best ``top`` plays; its choice."""
-        picked = rules_first(view, listed, know, self.task.top)
+        ranked = ranked_choices(view, listed, know, self.task.top)
+        picked = [c for _, c in ranked]
         if len(picked) < 2:
             return picked[0] if picked else None
         means, active = teacher.weigh_plays(view, know, [c.cards for c in picked])
         if not active:
             return None
-        state = encode_state(view, know=know)
-        for choice, mean in zip(picked, means, strict=True):
-            self.states.append(state)
-            self.rows.append(encode_actions([choice])[0])
-            self.rewards.append(mean)
+        self._record(view, know, picked, ranked, means)
         return picked[best_weighed(means, active)]
+
+    def _record(
+        self, view: View, know: Knowledge, picked: list[Choice], ranked: list[tuple[float, Choice]], labels: list[float]
+    ) -> None:
+        """Record one decision: each candidate's (state, action row, hints, label), consecutive."""
+        state = encode_state(view, know=know)
+        self.states.extend([state] * len(picked))
+        self.rows.extend(encode_actions(picked))
+        self.hints.extend(encode_hints(picked, ranked, view, know))
+        self.rewards.extend(labels)
 
     def _label(self, hand: Hand, view: View, know: Knowledge, listed: list[Choice]) -> None:
         """Play each candidate out in the true deal with the rules policy and record its utility for the seat:
         the rules bot's best ``top`` plays and ``extra`` other listed ones, all on the same deal."""
-        picked = rules_first(view, listed, know, self.task.top)
+        ranked = ranked_choices(view, listed, know, self.task.top)
+        picked = [c for _, c in ranked]
         others = [c for c in listed if c not in picked]
         picked += self.rng.sample(others, min(self.task.extra, len(others)))
-        state = encode_state(view, know=know)
         hands = [list(h) for h in hand.hands]
-        for choice in picked:
-            self.states.append(state)
-            self.rows.append(encode_actions([choice])[0])
-            self.rewards.append(rollout(view, hand.trump_order, hands, hand.kitty, choice.cards))
+        utilities = [rollout(view, hand.trump_order, hands, hand.kitty, c.cards) for c in picked]
+        self._record(view, know, picked, ranked, utilities)
 
 
 def generate(task: GenTask) -> Batch:
@@ -190,6 +206,7 @@ def generate(task: GenTask) -> Batch:
     net = QNet.load(io.BytesIO(task.weights)) if task.weights is not None else None
     states: list[npt.NDArray[np.float32]] = []
     rows: list[npt.NDArray[np.int8]] = []
+    hints: list[npt.NDArray[np.float32]] = []
     rewards: list[float] = []
     for deal in range(task.first, task.first + task.hands):
         players = _Players(task, deal, net)
@@ -197,21 +214,28 @@ def generate(task: GenTask) -> Batch:
         run_hand(Hand(rules, deck, first_seat=deal % 4, dealer=deal % 4), [players.decide] * 4)
         states.extend(players.states)
         rows.extend(players.rows)
+        hints.extend(players.hints)
         rewards.extend(players.rewards)
     return Batch(
         np.asarray(states, dtype=np.float16).reshape(-1, STATE_SIZE),
         np.asarray(rows, dtype=np.int8).reshape(-1, ACTION_SIZE),
         np.asarray(rewards, dtype=np.float32),
         task.hands,
+        np.asarray(hints, dtype=np.float16).reshape(-1, HINT_SIZE),
     )
 
 
 def _merge(batches: Sequence[Batch]) -> Batch:
+    """One batch of several (hints kept only when every batch has them); one batch is given back as it is."""
+    if len(batches) == 1:
+        return batches[0]
+    hints = [b.hints for b in batches]
     return Batch(
         np.concatenate([b.states for b in batches]),
         np.concatenate([b.actions for b in batches]),
         np.concatenate([b.rewards for b in batches]),
         sum(b.hands for b in batches),
+        None if any(h is None for h in hints) else np.concatenate([h for h in hints if h is not None]),
     )
 
 
@@ -229,6 +253,8 @@ def self_play(
     first: int = 0,
     teacher: str = "playout",
     samples: int = 40,
+    top: int = 3,
+    extra: int = 2,
 ) -> Batch:
     """``hands`` self-play hands in batches of ``batch``, over ``jobs`` processes or a Ray cluster."""
     from chaodipi.cluster import run_batches
@@ -244,6 +270,8 @@ def self_play(
             epsilon,
             weights,
             label_rate,
+            top,
+            extra,
             teacher=teacher,
             samples=samples,
         )
@@ -254,13 +282,16 @@ def self_play(
 
 def save_batch(data: Batch, path: Path) -> None:
     """Write self-play records (``chaodipi train --save-data``)."""
-    np.savez(path, states=data.states, actions=data.actions, rewards=data.rewards, hands=data.hands)
+    arrays: dict[str, Any] = {"states": data.states, "actions": data.actions, "rewards": data.rewards}
+    if data.hints is not None:
+        arrays["hints"] = data.hints
+    np.savez(path, hands=data.hands, **arrays)
 
 
 def load_batch(path: Path) -> Batch:
     """Read records :func:`save_batch` wrote."""
     with np.load(path) as d:
-        return Batch(d["states"], d["actions"], d["rewards"], int(d["hands"]))
+        return Batch(d["states"], d["actions"], d["rewards"], int(d["hands"]), d.get("hints"))
 
 
 def _torch() -> Any:
@@ -275,7 +306,9 @@ def decisions(states: npt.NDArray[np.float16]) -> tuple[npt.NDArray[np.int64], n
     """The records grouped by decision: the candidates of one decision are consecutive and share its state (the
     first is the rules bot's best). Returns each decision's record numbers (rows padded with 0) and their mask."""
     new = np.ones(len(states), dtype=bool)
-    new[1:] = np.any(states[1:] != states[:-1], axis=1)
+    for at in range(1, len(states), 1 << 18):  # (in chunks: a comparison of millions of whole rows is gigabytes)
+        end = min(len(states), at + (1 << 18))
+        new[at:end] = np.any(states[at:end] != states[at - 1 : end - 1], axis=1)
     starts = np.flatnonzero(new)
     sizes = np.diff(np.append(starts, len(states)))
     width = int(sizes.max()) if len(sizes) else 1
@@ -298,31 +331,48 @@ def targets(utilities: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_], imi
     return out
 
 
+#: how the network is fitted (:func:`train_net`): towards the best candidates, or to the labels' differences
+LOSSES = ("choice", "advantage")
+
+
 def train_net(
     data: Batch,
     *,
     hidden: Sequence[int] = (256, 128),
     epochs: int = 3,
     imitate: float = 0.5,
+    loss: str = "choice",
     batch_size: int = 512,
     lr: float = 1e-3,
     weight_decay: float = 1e-4,
     seed: int = 0,
+    threads: int | None = None,
     log: Any = print,
 ) -> tuple[bytes, dict[str, float]]:
-    """Fit the network's scores of each decision's candidates, as a softmax over them, to :func:`targets`
-    (cross-entropy); returns its ``.npz`` bytes and the kept epoch's losses and agreement.
+    """Fit the network's scores of each decision's candidates; returns its ``.npz`` bytes and the kept epoch's
+    figures.
+
+    - ``loss="choice"``: the scores, as a softmax over the candidates, are fitted to :func:`targets`
+      (cross-entropy).
+    - ``loss="advantage"``: each candidate's score less the rules bot's best's (the decision's first) is fitted
+      to its label less that one's (mean squared error). A decision's candidates share its deal, so the
+      difference keeps what the play changed and drops the deal's luck; its expected value given the view is
+      what the play gains over the rules bot's, which the network then picks the best of.
 
     The last 5% of the decisions (the last hands) are held out, and the weights kept are those of the epoch with
     the lowest held-out loss (early stopping). ``agree`` is how often the network's best candidate is the one
-    the targets weigh most.
+    with the best label; ``gain`` the mean of its label less the rules bot's best's, on the held-out decisions.
 
     Why not fit the rewards themselves (mean squared error, as DMC does)? Tried first, with the same data: one
     hand's records all carry its luck, the network learned the deals by heart (held-out loss rising from the
     second epoch) and its best-scored plays lost to the rules bot 5 hands in 6 (docs/bots.md).
     """
+    if loss not in LOSSES:
+        raise ValueError(f"the loss is one of {', '.join(LOSSES)}, not {loss!r}")
     torch = _torch()
     torch.manual_seed(seed)
+    if threads is not None:
+        torch.set_num_threads(threads)
     rows_np, mask_np = decisions(data.states)
     goal_np = targets(data.rewards[rows_np], mask_np, imitate)
     n = len(rows_np)
@@ -330,9 +380,11 @@ def train_net(
     train_n = n - held
     states = torch.from_numpy(data.states)  # (float16: converted a batch at a time, to keep memory down)
     actions = torch.from_numpy(data.actions)
+    hints = None if data.hints is None else torch.from_numpy(data.hints)
     rows, mask, goal = torch.from_numpy(rows_np), torch.from_numpy(mask_np), torch.from_numpy(goal_np)
+    labels = torch.from_numpy(np.where(mask_np, data.rewards[rows_np], 0.0).astype(np.float32))
     width = rows.shape[1]
-    sizes = [STATE_SIZE + ACTION_SIZE, *hidden, 1]
+    sizes = [STATE_SIZE + ACTION_SIZE + (0 if hints is None else HINT_SIZE), *hidden, 1]
     layers: list[Any] = []
     for i in range(len(sizes) - 1):
         layers.append(torch.nn.Linear(sizes[i], sizes[i + 1]))
@@ -342,13 +394,25 @@ def train_net(
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
     gen = torch.Generator().manual_seed(seed)
 
-    def loss_of(group: Any) -> tuple[Any, Any]:
+    def loss_of(group: Any) -> tuple[Any, Any, Any]:
+        """The loss on the decisions ``group``; how many of them the network agrees on, and its summed gain."""
         flat = rows[group].reshape(-1)
-        x = torch.cat([states[flat].float(), actions[flat].float()], dim=1)
-        scores = model(x).reshape(len(group), width).masked_fill(~mask[group], -1e9)
-        loss = -(goal[group] * torch.log_softmax(scores, dim=1)).sum(dim=1).mean()
-        agree = (scores.argmax(dim=1) == goal[group].argmax(dim=1)).float().mean()
-        return loss, agree
+        parts = [states[flat].float(), actions[flat].float()]
+        if hints is not None:
+            parts.append(hints[flat].float())
+        x = torch.cat(parts, dim=1)
+        on = mask[group]
+        scores = model(x).reshape(len(group), width)
+        label = labels[group]
+        if loss == "advantage":
+            miss = (scores - scores[:, :1]) - (label - label[:, :1])
+            value = (miss.pow(2) * on).sum(dim=1).mean()
+        else:
+            value = -(goal[group] * torch.log_softmax(scores.masked_fill(~on, -1e9), dim=1)).sum(dim=1).mean()
+        pick = scores.masked_fill(~on, -1e9).argmax(dim=1)
+        agree = (pick == label.masked_fill(~on, -1e9).argmax(dim=1)).float().sum()
+        gain = (label.gather(1, pick[:, None])[:, 0] - label[:, 0]).sum()
+        return value, agree, gain
 
     stats: dict[str, float] = {}
     best: tuple[float, dict[str, Any]] | None = None
@@ -358,18 +422,34 @@ def train_net(
         total = 0.0
         for start in range(0, train_n, batch_size):
             group = order[start : start + batch_size]
-            loss, _ = loss_of(group)
+            value, _, _ = loss_of(group)
             opt.zero_grad()
-            loss.backward()
+            value.backward()
             opt.step()
-            total += float(loss.detach()) * len(group)
+            total += float(value.detach()) * len(group)
         model.eval()
+        held_loss = agree = gain = 0.0
         with torch.no_grad():
-            held_loss, agree = (float(v) for v in loss_of(torch.arange(train_n, n)))
-        log(f"  epoch {epoch + 1}/{epochs}: train {total / train_n:.4f}, held out {held_loss:.4f}, agree {agree:.3f}")
+            for start in range(train_n, n, 8192):  # (in chunks: the held-out part of millions of records is large)
+                group = torch.arange(start, min(n, start + 8192))
+                v, a, g = loss_of(group)
+                held_loss += float(v) * len(group)
+                agree += float(a)
+                gain += float(g)
+        held_loss, agree, gain = held_loss / held, agree / held, gain / held
+        log(
+            f"  epoch {epoch + 1}/{epochs}: train {total / train_n:.4f}, held out {held_loss:.4f},"
+            f" agree {agree:.3f}, gain {gain:+.4f}"
+        )
         if best is None or held_loss < best[0]:
             best = (held_loss, {k: v.detach().clone() for k, v in model.state_dict().items()})
-            stats = {"train_loss": total / train_n, "held_loss": held_loss, "agree": agree, "epoch": epoch + 1}
+            stats = {
+                "train_loss": total / train_n,
+                "held_loss": held_loss,
+                "agree": agree,
+                "gain": gain,
+                "epoch": epoch + 1,
+            }
     assert best is not None
     model.load_state_dict(best[1])
     arrays: dict[str, Any] = {}
@@ -390,32 +470,59 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=1, help="rounds of self-play and fitting (1)")
     p.add_argument("--keep", type=int, default=2, help="rounds of data each fit uses (2)")
     p.add_argument("--epsilon", type=float, default=0.1, help="exploration: chance of a random play (0.1)")
-    p.add_argument("--label-rate", type=float, default=0.25, help="chance that a play's candidates are labelled (0.25)")
-    p.add_argument("--epochs", type=int, default=3, help="passes over the data; the best held-out one is kept (3)")
+    p.add_argument("--label-rate", type=float, default=1.0, help="chance that a play's candidates are labelled (1)")
+    p.add_argument("--top", type=int, default=3, help="the rules bot's best plays labelled at a decision (3)")
+    p.add_argument("--extra", type=int, default=0, help="other listed plays labelled with them, at random (0)")
+    p.add_argument(
+        "--loss",
+        choices=LOSSES,
+        default="advantage",
+        help="fit the labels' differences from the rules bot's best (advantage), or choose the best-labelled"
+        " (choice, cross-entropy) (advantage)",
+    )
+    p.add_argument("--epochs", type=int, default=4, help="passes over the data; the best held-out one is kept (4)")
     p.add_argument(
         "--teacher",
         choices=TEACHERS,
         default="playout",
-        help="labels: play-outs in the true deal at some plays (playout), or the search bot's weighing of every play"
-        " (search, slower: about 100 times the play-outs per hand) (playout)",
+        help="labels: play-outs in the true deal (playout), or the search bot's weighing of every play (search, about"
+        " 20 times slower with 16 sampled deals) (playout)",
     )
     p.add_argument("--samples", type=int, default=40, help="the search teacher's sampled deals per play (40)")
     p.add_argument(
         "--imitate",
         type=float,
-        help="the rules bot's best play's share of the targets (0.5 with play-outs, 0 with the search teacher)",
+        help="with --loss choice, the rules bot's best play's share of the targets (0.5 with play-outs, 0 with the"
+        " search teacher)",
     )
     p.add_argument("--hidden", default="256,128", help="hidden layer sizes (256,128)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument(
+        "--threads",
+        type=int,
+        help="torch's threads for the fit (torch's default: one per core; 1 is far faster when other work keeps"
+        " the cores busy)",
+    )
     p.add_argument("--jobs", type=int, default=1, help="processes for self-play (1)")
     p.add_argument("--ray", metavar="ADDRESS", help="self-play on a Ray cluster (an address, or 'local')")
     p.add_argument("--start", type=Path, help="weights to start from: round 1's players play with them")
-    p.add_argument("--out", type=Path, required=True, help="where to write the weights (.npz)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="where to write the weights (.npz); without it, one round of self-play is only saved (--save-data),"
+        " not fitted: torch is not needed, so a build without it (make fast) can make the data",
+    )
     p.add_argument("--save-data", type=Path, help="write each round's self-play records to this .npz (round r: .r.npz)")
     p.add_argument("--data", type=Path, help="round 1 fits these saved records (--save-data) instead of playing")
     args = p.parse_args(argv)
     if args.samples < 1:
         p.error("--samples is at least 1")
+    if args.top < 1 or args.extra < 0:
+        p.error("--top is at least 1 and --extra at least 0")
+    if args.threads is not None and args.threads < 1:
+        p.error("--threads is at least 1")
+    if args.out is None and (args.save_data is None or args.rounds != 1 or args.data is not None):
+        p.error("without --out (no fit), give --save-data, one round and no --data: the self-play data is all it makes")
     imitate = args.imitate if args.imitate is not None else (0.0 if args.teacher == "search" else 0.5)
     hidden = tuple(int(h) for h in args.hidden.split(","))
     weights = args.start.read_bytes() if args.start else None
@@ -437,6 +544,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 ray=args.ray,
                 teacher=args.teacher,
                 samples=args.samples,
+                top=args.top,
+                extra=args.extra,
             )
         if args.save_data is not None:
             save_batch(data, args.save_data if r == 0 else args.save_data.with_suffix(f".{r + 1}.npz"))
@@ -449,8 +558,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             f" in {time.perf_counter() - t:.0f} s",
             flush=True,
         )
+        if args.out is None:
+            print(f"wrote the self-play data to {args.save_data}; fit it with --data {args.save_data} --out FILE")
+            return 0
         t = time.perf_counter()
-        weights, _ = train_net(_merge(kept), hidden=hidden, epochs=args.epochs, imitate=imitate, seed=args.seed + r)
+        weights, _ = train_net(
+            _merge(kept),
+            hidden=hidden,
+            epochs=args.epochs,
+            imitate=imitate,
+            loss=args.loss,
+            seed=args.seed + r,
+            threads=args.threads,
+        )
         print(f"round {r + 1}: fitted in {time.perf_counter() - t:.0f} s", flush=True)
         args.out.write_bytes(weights)
     print(f"wrote {args.out} ({args.out.stat().st_size} bytes) after {time.perf_counter() - began:.0f} s")
