@@ -55,12 +55,13 @@ def _copies(ones: int, twos: int, c: Card) -> int:
 
 def _cost(c: Card, trump_order: TrumpOrder) -> float:
     """How much a card is worth keeping: strong cards, trumps and points cost more to give away."""
-    return _costs(trump_order)[c.index]
+    return card_costs(trump_order)[c.index]
 
 
 @lru_cache(maxsize=1024)  # (one entry per trump order; TrumpOrder.of keeps at most 512)
-def _costs(trump_order: TrumpOrder) -> tuple[float, ...]:
-    """:func:`_cost` of every card, by card index, worked out once per trump order."""
+def card_costs(trump_order: TrumpOrder) -> tuple[float, ...]:
+    """:func:`_cost` of every card, by card index, worked out once per trump order: what the rules policy loses by
+    spending it (its strength, more for a trump, and its points); the learned bot's hints read it too."""
     out: list[float] = []
     for c in Card.ALL:
         o = trump_order.order[c.index]
@@ -71,13 +72,7 @@ def _costs(trump_order: TrumpOrder) -> tuple[float, ...]:
     return tuple(out)
 
 
-def card_costs(trump_order: TrumpOrder) -> tuple[float, ...]:
-    """What the rules policy loses by spending each card, by card index: its strength, more for a trump, and its
-    points (the cost its plays are scored with; the learned bot's hints read it too)."""
-    return _costs(trump_order)
-
-
-@lru_cache(maxsize=1024)  # (one entry per trump order, as _costs)
+@lru_cache(maxsize=1024)  # (one entry per trump order, as card_costs)
 def _sort_keys(
     trump_order: TrumpOrder,
 ) -> tuple[dict[Card, float], dict[Card, float], dict[Card, float], dict[Card, float]]:
@@ -86,7 +81,7 @@ def _sort_keys(
     The cost; the cost with side cards first; the cheapest first with side cards before trumps and cards
     without points before point cards; the most points first, then the cheapest.
     """
-    costs, effective = _costs(trump_order), trump_order.effective
+    costs, effective = card_costs(trump_order), trump_order.effective
     cost: dict[Card, float] = {}
     side_first: dict[Card, float] = {}
     cheap: dict[Card, float] = {}
@@ -168,7 +163,7 @@ def _lead(
     leads = LeadChoices(hand, trump_order, hand_masks)
     units = list(leads)
     effective = trump_order.effective
-    costs = _costs(trump_order)
+    costs = card_costs(trump_order)
     others = _Pool(masks_of(pool) if pool_masks is None else pool_masks, trump_order)
     ones, twos = leads.masks()
     length_of = {suit: leads.suit_size(suit) for suit in EFFECTIVE_SUITS}
@@ -423,7 +418,7 @@ def ranked_plays(
     winner_now = current[state.winner][0]
     last = len(current) == 3
     partner_winning = winner_now == partner
-    costs = _costs(trump_order)
+    costs = card_costs(trump_order)
     scored: dict[Play, float] = {}
     checked = TrustedChecks.on
     for cand in cands:

@@ -230,15 +230,14 @@ def encode_hints(
     plays = [cards for _, cards in view.current_trick]
     state = trick_state(plays, order) if plays else None
     table = sum(c.points for p in plays for c in p)
-    unseen = know.unseen_cards()
     mine = [effective[c.index] for c in view.hand]
     opponents = know.voids[(view.seat + 1) % 4] | know.voids[(view.seat + 3) % 4]
     partner_voids = know.voids[(view.seat + 2) % 4]
     later = [(view.seat + k) % 4 for k in range(1, 4 - len(plays))] if plays else []
     later_voids = set().union(*(know.voids[s] for s in later if (s - view.seat) % 2 == 1)) if later else set()
-    unseen_by_suit: dict[str, list[int]] = {}
-    for c in unseen:
-        unseen_by_suit.setdefault(effective[c.index], []).append(order.order[c.index])
+    unseen_by_suit: dict[str, list[Card]] = {}
+    for c in know.unseen_cards():
+        unseen_by_suit.setdefault(effective[c.index], []).append(c)
     trumps_out = bool(unseen_by_suit.get(TRUMP))
     my_trumps = mine.count(TRUMP)
     my_points = sum(c.points for c in view.hand)
@@ -257,28 +256,30 @@ def encode_hints(
         if not cards:
             continue
         suit = effective[cards[0].index]
+        out_there = unseen_by_suit.get(suit, [])
         if state is not None:
             row[f] = float(state.wins_with(cards))
         else:
             fmt = decompose(cards, order, lead=True)
-            pool = [c for c in unseen if effective[c.index] == fmt.suit]
-            row[f] = float(not any(unit_beaten(u, pool, order) for u in fmt.units))
-        row[f + 1] = sum(c.points for c in cards) / 25.0
+            row[f] = float(not any(unit_beaten(u, unseen_by_suit.get(fmt.suit, []), order) for u in fmt.units))
+        points = sum(c.points for c in cards)
+        trumps = sum(1 for c in cards if effective[c.index] == TRUMP)
+        row[f + 1] = points / 25.0
         row[f + 2] = table / 50.0
         row[f + 3] = sum(costs[c.index] for c in cards) / 100.0
-        row[f + 4] = sum(1 for c in cards if effective[c.index] == TRUMP) / len(cards)
+        row[f + 4] = trumps / len(cards)
         row[f + 5] = sum(1 for c in cards if c is FIVE_HEARTS) / 2.0
         row[f + 6] = (mine.count(suit) - sum(1 for c in cards if effective[c.index] == suit)) / 10.0
         row[f + 7] = float(suit in opponents)
-        row[f + 8] = (my_trumps - sum(1 for c in cards if effective[c.index] == TRUMP)) / 10.0
-        row[f + 9] = (my_points - sum(c.points for c in cards)) / 50.0
+        row[f + 8] = (my_trumps - trumps) / 10.0
+        row[f + 9] = (my_points - points) / 50.0
         if state is not None and row[f] and not last:
             if len(cards) == 1:
-                higher = any(o > order.order[cards[0].index] for o in unseen_by_suit.get(suit, ()))
+                higher = any(order.order[c.index] > order.order[cards[0].index] for c in out_there)
                 row[f + 10] = float(higher or (suit != TRUMP and suit in later_voids and trumps_out))
             else:
                 row[f + 10] = 0.5
-        row[f + 11] = len(unseen_by_suit.get(suit, ())) / 20.0
+        row[f + 11] = len(out_there) / 20.0
         row[f + 12] = float(suit in partner_voids)
         row[f + 13] = float(last)
         row[f + 14] = float(partner_winning)
