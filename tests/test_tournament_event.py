@@ -390,3 +390,98 @@ def test_two_writers_of_one_event_lose_no_entry(db_url: str) -> None:
     event = EventStore(Store(db_url)).load(eid)
     assert event.version == 31 and len(event.pairs) == 30
     assert sorted(p.id for p in event.pairs.values()) == list(range(1, 31))
+
+
+# -- the result between tied pairs (RULES §14.3) -------------------------------------------------------------
+
+
+def round_robin_of_four(winners: list[str], losers: list[str]) -> Event:
+    """A 4-pair Swiss event of 3 rounds (every pair meets every other once): table t of round r is won by
+    side ``winners[2 * (r - 1) + t - 1]``, its loser ending at ``losers[...]`` and the winner at A."""
+    ev = new_event(4, format="swiss", swiss_rounds=3)
+    for n in range(1, 4):
+        ev.apply("pair", ev.plan_round(), by="org")
+        ev.apply("publish", {"round": n}, by="org")
+        ev.apply("start", {"round": n}, by="org")
+        for p in ev.rounds[-1].pairings:
+            i = 2 * (n - 1) + p.table - 1
+            w = winners[i]
+            game = {"winner": w, w: {"level": "A"}, "ab"[w == "a"]: {"level": losers[i]}}
+            ev.apply("result", {"round": n, "table": p.table, "games": [game]}, by="ref")
+    assert max(ev.met().values()) == 1 and len(ev.met()) == 6
+    return ev
+
+
+def head_to_head(ev: Event, x: int, y: int) -> int:
+    """The points ``x`` won against ``y`` in their games (from the rounds as the pages show them)."""
+    won = 0
+    for rnd in ev.rounds:
+        for p in ev.round_json(rnd)["pairings"]:
+            if {p["a"], p["b"]} == {x, y} and p["result"] is not None:
+                won += p["result"]["points"][0 if p["a"] == x else 1]
+    return won
+
+
+def tied_groups(ev: Event) -> list[list[int]]:
+    """The standings' runs of pairs level on every criterion before the result between them."""
+    groups: list[list[int]] = []
+    last: tuple[Any, ...] | None = None
+    for s in ev.standings():
+        key = (s.status, ev.pairs[s.pair].out, s.points, s.margin, s.buchholz)
+        if key == last:
+            groups[-1].append(s.pair)
+        else:
+            groups.append([s.pair])
+        last = key
+    return groups
+
+
+def test_of_two_mirrored_events_the_pair_that_won_their_game_ranks_first_in_both() -> None:
+    # Every pair meets every other once in the three rounds, whatever the draw. Each game is won at A
+    # against K (a margin of 1): two pairs on 4 points, level on margins and Buchholz
+    # (a round robin: Buchholz is the other pairs' points) are ranked by their game.
+    seen: set[int] = set()
+    for flip in range(2**6):
+        winners = ["ab"[(flip >> i) & 1] for i in range(6)]
+        ev = round_robin_of_four(winners, ["K"] * 6)
+        for group in tied_groups(ev):
+            if len(group) == 2:
+                x, y = group
+                assert head_to_head(ev, x, y) >= head_to_head(ev, y, x), (winners, group)
+                seen.add(flip)
+    assert len(seen) >= 8  # the case arose, both ways round
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.sampled_from([4, 5, 6, 8]),
+    rounds=st.integers(2, 4),
+    seed=st.integers(0, 10_000),
+    losers=st.lists(st.sampled_from(["K", "Q"]), min_size=40, max_size=40),
+    winners=st.lists(st.sampled_from("ab"), min_size=40, max_size=40),
+)
+def test_two_pairs_level_on_every_earlier_criterion_are_ranked_by_their_game(
+    n: int, rounds: int, seed: int, losers: list[str], winners: list[str]
+) -> None:
+    """RULES §14.3: points; level margins; Buchholz; the result between the tied pairs; then a draw. For any
+    two pairs level on the first three, the one that won their game ranks first; in a larger tie the pairs are
+    in the order of the points each won against the others in the tie."""
+    ev = new_event(n, format="swiss", swiss_rounds=rounds, seed=seed)
+    i = 0
+    for number in range(1, rounds + 1):
+        ev.apply("pair", ev.plan_round(), by="org")
+        ev.apply("publish", {"round": number}, by="org")
+        ev.apply("start", {"round": number}, by="org")
+        for p in ev.rounds[-1].pairings:
+            if p.b is None:
+                continue
+            w, loser = winners[i % 40], losers[i % 40]
+            i += 1
+            game = {"winner": w, w: {"level": "A"}, "ab"[w == "a"]: {"level": loser}}
+            ev.apply("result", {"round": number, "table": p.table, "games": [game]}, by="ref")
+    for group in tied_groups(ev):
+        within = [sum(head_to_head(ev, x, y) for y in group if y != x) for x in group]
+        assert within == sorted(within, reverse=True), (group, within)
+        if len(group) == 2:
+            x, y = group
+            assert head_to_head(ev, x, y) >= head_to_head(ev, y, x)

@@ -1120,9 +1120,8 @@ class Event:
             j = i
             while j < len(ids) and key(ids[j]) == key(ids[i]):
                 j += 1
-            tied = ids[i:j]
-            tied.sort(key=lambda pid: (-sum(counted(pid).beat.get(o, 0) for o in tied), drawn[pid]))
-            ranked.extend(tied)
+            tied = tuple(ids[i:j])  # (a list being sorted looks empty to its key: sort a copy's members)
+            ranked.extend(sorted(tied, key=lambda pid: (-sum(counted(pid).beat.get(o, 0) for o in tied), drawn[pid])))
             i = j
         out = []
         for rank, pid in enumerate(ranked, 1):
