@@ -485,3 +485,27 @@ def test_two_pairs_level_on_every_earlier_criterion_are_ranked_by_their_game(
         if len(group) == 2:
             x, y = group
             assert head_to_head(ev, x, y) >= head_to_head(ev, y, x)
+
+
+def test_a_pair_knocked_out_in_the_city_plan_counts_its_opponents_whole_event_points_in_its_buchholz() -> None:
+    """Pairs knocked out are ranked on their whole event: their Buchholz sums their opponents' whole-event
+    points, which never fall, so it does not fall when the Swiss rounds start counting for the others."""
+    ev = new_event(16, format="city", swiss_from=4, swiss_rounds=2)
+    rng = random.Random(4)
+    while not any(r.stage == "swiss" for r in ev.rounds):
+        play_round(ev, rng)
+    before = {s.pair: s.buchholz for s in ev.standings() if s.status == "out"}
+    run_event(ev, seed=5)
+    whole = {pid: 0 for pid in ev.pairs}  # each pair's points over every round, from the rounds' results
+    for rnd in ev.rounds:
+        for p in ev.round_json(rnd)["pairings"]:
+            if p["b"] is not None:
+                whole[p["a"]] += p["result"]["points"][0]
+                whole[p["b"]] += p["result"]["points"][1]
+    for s in ev.standings():
+        if s.status != "out":
+            continue
+        met = [q.pairs[1 - q.side_of(s.pair)] for r in ev.rounds for q in r.pairings if s.pair in q.pairs]
+        assert s.buchholz == sum(whole[o] for o in met), s
+        assert s.buchholz >= before.get(s.pair, 0), s
+    assert any(ev.pairs[s.pair].out == 2 for s in ev.standings())  # (16 → 8 → 4: out in rounds 1 and 2)

@@ -1095,13 +1095,17 @@ class Event:
         random.Random(f"{self.opts.seed}/draw").shuffle(draw)
         drawn = {pid: i for i, pid in enumerate(draw)}
 
-        def counted(pid: int) -> _Tally:
+        def basis(pid: int) -> dict[int, _Tally]:
+            """The rounds a pair is ranked on: the whole event once it is out or withdrawn."""
             pair = self.pairs[pid]
-            return whole[pid] if pair.out is not None or pair.withdrawn else tally[pid]
+            return whole if pair.out is not None or pair.withdrawn else tally
 
-        def buchholz(pid: int) -> int:
-            t = counted(pid)
-            return sum(counted(o).points for o in t.opponents)
+        def counted(pid: int) -> _Tally:
+            return basis(pid)[pid]
+
+        def buchholz(pid: int) -> int:  # its opponents' points over the same rounds as its own
+            own = basis(pid)
+            return sum(own[o].points for o in own[pid].opponents)
 
         def group(pid: int) -> tuple[int, int]:
             pair = self.pairs[pid]
