@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from chaodipi.levels import Progress
 from chaodipi.server.store import Store
-from chaodipi.tournament.event import MARGIN_CAP, Event, EventError, GameResult
+from chaodipi.tournament.event import MARGIN_CAP, Entry, Event, EventError, GameResult
 from chaodipi.tournament.store import EventStore
 
 LEVELS = ["2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"]
@@ -140,6 +140,7 @@ def test_an_odd_knockout_gives_one_bye_and_never_a_second_while_a_pair_without_o
 def test_a_best_of_three_final_is_won_by_the_first_pair_to_win_two_games() -> None:
     ev = new_event(2, format="knockout")
     ev.apply("pair", ev.plan_round(), by="org")
+    ev.apply("publish", {"round": 1}, by="org")
     ev.apply("start", {"round": 1}, by="org")
     assert ev.rounds[0].label == "Final" and ev.rounds[0].best_of == 3
     one = [{"winner": "a", "a": {"level": "A"}, "b": {"level": "9"}}]
@@ -167,6 +168,7 @@ def test_a_best_of_three_final_is_won_by_the_first_pair_to_win_two_games() -> No
 def test_a_swiss_bye_scores_a_win_with_the_rounds_median_margin_rounded_down() -> None:
     ev = new_event(5, format="swiss", swiss_rounds=1)
     ev.apply("pair", ev.plan_round(), by="org")
+    ev.apply("publish", {"round": 1}, by="org")
     ev.apply("start", {"round": 1}, by="org")
     played = [p for p in ev.rounds[0].pairings if p.b is not None]
     bye = next(p.a for p in ev.rounds[0].pairings if p.b is None)
@@ -195,6 +197,7 @@ def test_ties_are_broken_by_the_result_between_the_tied_pairs_then_by_a_seeded_d
     ev = new_event(2, format="swiss", swiss_rounds=2)
     play_round(ev, random.Random(0))
     ev.apply("pair", ev.plan_round(), by="org")
+    ev.apply("publish", {"round": 2}, by="org")
     ev.apply("start", {"round": 2}, by="org")
     first_winner = (
         ev.rounds[0].pairings[0].pairs["ab".index(ev.round_json(ev.rounds[0])["pairings"][0]["result"]["winner"])]
@@ -225,6 +228,7 @@ def test_ties_are_broken_by_the_result_between_the_tied_pairs_then_by_a_seeded_d
 def test_a_forfeit_is_a_loss_with_no_level_margin() -> None:
     ev = new_event(4, format="swiss", swiss_rounds=1)
     ev.apply("pair", ev.plan_round(), by="org")
+    ev.apply("publish", {"round": 1}, by="org")
     ev.apply("start", {"round": 1}, by="org")
     p = ev.rounds[0].pairings[0]
     ev.apply("result", {"round": 1, "table": 1, "forfeit": "a"}, by="ref")
@@ -236,6 +240,7 @@ def test_a_forfeit_is_a_loss_with_no_level_margin() -> None:
 def test_penalties_change_the_standings() -> None:
     ev = new_event(4, format="swiss", swiss_rounds=1)
     ev.apply("pair", ev.plan_round(), by="org")
+    ev.apply("publish", {"round": 1}, by="org")
     ev.apply("start", {"round": 1}, by="org")
     t1, t2 = ev.rounds[0].pairings
     win = [{"winner": "a", "a": {"level": "A"}, "b": {"level": "8"}}]
@@ -265,6 +270,7 @@ def test_penalties_change_the_standings() -> None:
 def test_a_withdrawn_pair_forfeits_its_tie_and_is_not_paired_again() -> None:
     ev = new_event(6, format="swiss", swiss_rounds=2)
     ev.apply("pair", ev.plan_round(), by="org")
+    ev.apply("publish", {"round": 1}, by="org")
     ev.apply("start", {"round": 1}, by="org")
     p = ev.rounds[0].pairings[0]
     ev.apply("withdraw", {"pair": p.a}, by="org")
@@ -283,6 +289,7 @@ def test_undo_removes_the_last_pairing_only_before_it_starts() -> None:
     ev.apply("undo", {"round": 1}, by="org")
     assert ev.rounds == []
     ev.apply("pair", ev.plan_round(), by="org")
+    ev.apply("publish", {"round": 1}, by="org")
     ev.apply("start", {"round": 1}, by="org")
     with pytest.raises(EventError, match="started"):
         ev.apply("undo", {"round": 1}, by="org")
@@ -292,6 +299,7 @@ def test_refused_actions_change_nothing() -> None:
     ev = new_event(4, format="knockout")
     play_round(ev, random.Random(1))
     ev.apply("pair", ev.plan_round(), by="org")
+    ev.apply("publish", {"round": 2}, by="org")
     ev.apply("start", {"round": 2}, by="org")
     before = ev.to_json(staff=True)
     bad: list[tuple[str, dict[str, Any]]] = [
@@ -343,6 +351,7 @@ def test_the_store_keeps_the_log_and_the_standings_it_gives(db_url: str) -> None
         ev = events.load(eid)
         ev = events.append(eid, "pair", ev.plan_round(), by="org")
         n = len(ev.rounds)
+        events.append(eid, "publish", {"round": n}, by="org")
         ev = events.append(eid, "start", {"round": n}, by="org")
         for p in ev.rounds[-1].pairings:
             if p.b is not None and not ev.decided(ev.rounds[-1], p):
@@ -509,3 +518,110 @@ def test_a_pair_knocked_out_in_the_city_plan_counts_its_opponents_whole_event_po
         assert s.buchholz == sum(whole[o] for o in met), s
         assert s.buchholz >= before.get(s.pair, 0), s
     assert any(ev.pairs[s.pair].out == 2 for s in ev.standings())  # (16 → 8 → 4: out in rounds 1 and 2)
+
+
+# -- results and corrections (RULES §14.2) ---------------------------------------------------------------------
+
+
+def started(n: int, **options: Any) -> Event:
+    """An event of ``n`` pairs whose first round is paired, published and started."""
+    ev = new_event(n, **options)
+    ev.apply("pair", ev.plan_round(), by="org")
+    ev.apply("publish", {"round": 1}, by="org")
+    ev.apply("start", {"round": 1}, by="org")
+    return ev
+
+
+def one_game(winner: str, a: str, b: str) -> list[dict[str, Any]]:
+    return [{"winner": winner, "a": {"level": a}, "b": {"level": b}}]
+
+
+@pytest.mark.parametrize(("winner", "a", "b"), [("b", "A", "9"), ("a", "9", "Q"), ("a", "K", "flag")])
+def test_a_result_whose_winner_is_behind_is_refused_in_words(winner: str, a: str, b: str) -> None:
+    ev = started(4, format="swiss", swiss_rounds=1)
+    with pytest.raises(EventError, match=r"is behind pair .*finishing the climb, or by being ahead"):
+        ev.apply("result", {"round": 1, "table": 1, "games": one_game(winner, a, b)}, by="ref")
+    assert ev.rounds[0].pairings[0].games == []
+    ev.apply("result", {"round": 1, "table": 1, "games": one_game("a", "flag", "A")}, by="ref")  # finished
+    ev.apply("result", {"round": 1, "table": 2, "games": one_game("b", "7", "7")}, by="ref")  # level: time ran out
+    assert [ev.round_json(ev.rounds[0])["pairings"][i]["result"]["margins"] for i in (0, 1)] == [[1, -1], [0, 0]]
+
+
+def test_a_second_result_for_a_table_is_refused_and_a_correction_says_who_and_why() -> None:
+    ev = started(4, format="swiss", swiss_rounds=2)
+    ev.apply("result", {"round": 1, "table": 1, "games": one_game("a", "A", "9")}, by="ref")
+    with pytest.raises(EventError, match=r"has its result already .*pair a won.*correction"):
+        ev.apply("result", {"round": 1, "table": 1, "games": one_game("b", "5", "A")}, by="ref")
+    with pytest.raises(EventError, match="says why"):
+        ev.apply("correct", {"round": 1, "table": 1, "games": one_game("b", "5", "A")}, by="ref")
+    with pytest.raises(EventError, match="no result to correct"):
+        ev.apply("correct", {"round": 1, "table": 2, "games": one_game("b", "5", "A"), "reason": "x"}, by="ref")
+    fixed = ev.apply(
+        "correct", {"round": 1, "table": 1, "games": one_game("b", "5", "A"), "reason": "scores swapped"}, by="ref2"
+    )
+    assert (fixed.op, fixed.by, fixed.data["reason"]) == ("correct", "ref2", "scores swapped")
+    assert ev.round_json(ev.rounds[0])["pairings"][0]["result"]["winner"] == "b"
+    assert Event.replay(ev.log).to_json(staff=True) == ev.to_json(staff=True)
+
+
+def test_a_correction_is_refused_once_the_next_round_is_paired_until_it_is_undone() -> None:
+    ev = started(4, format="swiss", swiss_rounds=2)
+    for table in (1, 2):
+        ev.apply("result", {"round": 1, "table": table, "games": one_game("a", "A", "9")}, by="ref")
+    ev.apply("pair", ev.plan_round(), by="org")
+    reasons = [p.why for p in ev.rounds[1].pairings]
+    fix = {"round": 1, "table": 1, "games": one_game("b", "5", "A"), "reason": "wrong winner"}
+    with pytest.raises(EventError, match="round 2 is paired on round 1's results: undo round 2"):
+        ev.apply("correct", fix, by="ref")
+    assert [p.why for p in ev.rounds[1].pairings] == reasons  # (still true)
+    ev.apply("undo", {"round": 2}, by="org")
+    ev.apply("correct", fix, by="ref")
+    assert ev.round_json(ev.rounds[0])["pairings"][0]["result"]["winner"] == "b"
+
+
+def test_a_round_is_started_only_once_published() -> None:
+    ev = new_event(4, format="swiss", swiss_rounds=1)
+    ev.apply("pair", ev.plan_round(), by="org")
+    with pytest.raises(EventError, match="not published"):
+        ev.apply("start", {"round": 1}, by="org")
+    assert ev.rounds[0].status == "drawn"
+
+
+def test_a_result_for_a_tie_a_game_lost_penalty_decided_is_refused() -> None:
+    ev = started(4, format="swiss", swiss_rounds=1)
+    ev.apply("penalty", {"round": 1, "table": 1, "pair": "a", "offence": "disturbing", "game_lost": True}, by="ref")
+    with pytest.raises(EventError, match=r"has its result already .*pair a lost a game by penalty"):
+        ev.apply("result", {"round": 1, "table": 1, "games": one_game("a", "A", "9")}, by="ref")
+    # in a best-of-three, the game lost by penalty is the other pair's in the result entered later
+    final = started(2, format="knockout")
+    final.apply("penalty", {"round": 1, "table": 1, "pair": "b", "offence": "disturbing", "game_lost": True}, by="r")
+    three = [*one_game("b", "9", "A"), *one_game("b", "9", "A")]
+    with pytest.raises(EventError, match="game 1 of table 1 was lost by pair b by penalty: its winner is pair a"):
+        final.apply("result", {"round": 1, "table": 1, "games": three}, by="ref")
+    three = [*one_game("a", "A", "9"), *one_game("b", "9", "A"), *one_game("b", "9", "A")]
+    final.apply("result", {"round": 1, "table": 1, "games": three}, by="ref")
+    assert final.round_json(final.rounds[0])["pairings"][0]["result"]["wins"] == [1, 2]
+
+
+def test_a_log_written_before_these_checks_still_replays_as_it_was_made() -> None:
+    """Old logs: a round started unpublished, winners behind, a result replaced by a second one after the next
+    round was paired, and a player under two spellings that fold to one name: all replay as they were made."""
+    entries: list[Entry] = []
+
+    def old(op: str, data: dict[str, Any]) -> Event:
+        entries.append(Entry(len(entries) + 1, "2026-01-01T00:00:00+00:00", "org", op, data))
+        return Event.replay(entries)
+
+    ev = old("create", {"name": "Old cup", "online": False, "seed": 1, "format": "swiss", "swiss_rounds": 2})
+    for i, player in enumerate(["B", "Ｂ", "c", "d"], 1):
+        ev = old("add_pair", {"name": f"P{i}", "players": [player, f"x{i}"]})
+    ev = old("pair", ev.plan_round())
+    ev = old("start", {"round": 1})
+    for table in (1, 2):
+        ev = old("result", {"round": 1, "table": table, "games": one_game("a", "9", "Q")})
+    ev = old("pair", ev.plan_round())
+    ev = old("result", {"round": 1, "table": 1, "games": one_game("b", "9", "Q")})
+    assert [p.players[0].name for p in ev.pairs.values()] == ["B", "Ｂ", "c", "d"]
+    assert ev.rounds[0].status == "finished" and len(ev.rounds) == 2
+    assert ev.round_json(ev.rounds[0])["pairings"][0]["result"]["winner"] == "b"
+    assert Event.replay(ev.log).standings() == ev.standings()

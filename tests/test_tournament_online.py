@@ -158,3 +158,43 @@ def test_a_64_pair_city_event_is_played_online_by_bots_from_registration_to_the_
             await org.aclose()
 
     run(main())
+
+
+def test_the_api_refuses_a_second_result_and_takes_a_referees_correction_with_its_reason(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running_server(f"sqlite:///{tmp_path / 't.db'}", **QUIET) as base:
+            org, ref = await account(base, "organiser"), await account(base, "referee1")
+            body = {"name": "Club cup", "format": "swiss", "online": False, "seed": 2, "swiss_rounds": 2}
+            eid = (await org.post("/api/events", json=body)).json()["id"]
+            csv = "P1,a1,b1\nP2,a2,b2\nP3,a3,b3\nP4,a4,b4\n"
+            assert (await org.post(f"/api/events/{eid}/pairs/import", json={"csv": csv})).json()["added"] == 4
+            assert (await org.post(f"/api/events/{eid}/referees", json={"username": "referee1"})).status_code == 200
+            assert (await org.post(f"/api/events/{eid}/rounds", json={})).status_code == 201
+            r = await org.post(f"/api/events/{eid}/rounds/1/start", json={})
+            assert r.status_code == 409 and "not published" in r.json()["error"]
+            assert (await org.post(f"/api/events/{eid}/rounds/1/publish", json={})).status_code == 200
+            assert (await org.post(f"/api/events/{eid}/rounds/1/start", json={})).status_code == 200
+            win = {"winner": "a", "a": {"level": "A"}, "b": {"level": "9"}}
+            lose = {"winner": "b", "a": {"level": "9"}, "b": {"level": "A"}}
+            r = await ref.post(
+                f"/api/events/{eid}/results", json={"round": 1, "table": 1, "games": [lose | {"b": {"level": "8"}}]}
+            )
+            assert r.status_code == 409 and "behind" in r.json()["error"]
+            assert (
+                await ref.post(f"/api/events/{eid}/results", json={"round": 1, "table": 1, "games": [win]})
+            ).status_code == 200
+            r = await ref.post(f"/api/events/{eid}/results", json={"round": 1, "table": 1, "games": [lose]})
+            assert r.status_code == 409 and "correction" in r.json()["error"]
+            fix = {"round": 1, "table": 1, "games": [lose]}
+            r = await ref.post(f"/api/events/{eid}/results/correct", json=fix)
+            assert r.status_code == 409 and "why" in r.json()["error"]
+            r = await ref.post(f"/api/events/{eid}/results/correct", json={**fix, "reason": "the sides were swapped"})
+            assert r.status_code == 200, r.text
+            last = (await org.get(f"/api/events/{eid}/log")).json()["entries"][-1]
+            assert (last["op"], last["by"], last["data"]["reason"]) == ("correct", "referee1", "the sides were swapped")
+            ev = (await org.get(f"/api/events/{eid}")).json()
+            assert ev["rounds"][0]["pairings"][0]["result"]["winner"] == "b"
+            for c in (org, ref):
+                await c.aclose()
+
+    run(main())

@@ -8,8 +8,9 @@ since only a running server can seat players; everything else works on a databas
 
     chaodipi tournament create "City cup" --format city --physical
     chaodipi tournament import 1 pairs.csv
-    chaodipi tournament pair 1 && chaodipi tournament start 1 1
+    chaodipi tournament pair 1 && chaodipi tournament publish 1 1 && chaodipi tournament start 1 1
     chaodipi tournament result 1 1 3 --game a:A:9
+    chaodipi tournament correct 1 1 3 --game b:9:A --reason "winner entered wrong"
     chaodipi tournament standings 1
 """
 
@@ -163,11 +164,15 @@ def run(args: argparse.Namespace) -> int:
         if event.opts.online:
             raise EventError("an online round opens tables at the game server: start it from the organiser's page")
         store.append(args.event, "start", {"round": args.round}, by=by)
-    elif cmd == "result":
+    elif cmd in ("result", "correct"):
+        if args.game and args.forfeit:
+            raise EventError("a table's result is its games (--game) or a forfeit (--forfeit), not both")
         data: dict[str, Any] = {"round": args.round, "table": args.table, "games": [_game(g) for g in args.game]}
         if args.forfeit:
             data = {"round": args.round, "table": args.table, "forfeit": args.forfeit}
-        store.append(args.event, "result", data, by=by)
+        if cmd == "correct":
+            data["reason"] = args.reason
+        store.append(args.event, cmd, data, by=by)
     elif cmd == "penalty":
         data = {"round": args.round, "table": args.table, "pair": args.pair, "offence": args.offence, "note": args.note}
         for key in ("cards", "points", "levels", "game"):
@@ -242,6 +247,13 @@ def add_parser(sub: Any) -> None:
     r.add_argument("table", type=int)
     r.add_argument("--game", action="append", default=[], help="winner:level_a:level_b (level@circle)")
     r.add_argument("--forfeit", choices=("a", "b"))
+    co = ts.add_parser("correct", help="correct a table's result (a referee's correction, logged with its reason)")
+    co.add_argument("event", type=int)
+    co.add_argument("round", type=int)
+    co.add_argument("table", type=int)
+    co.add_argument("--game", action="append", default=[], help="winner:level_a:level_b (level@circle)")
+    co.add_argument("--forfeit", choices=("a", "b"))
+    co.add_argument("--reason", required=True, help="why the result is corrected (the log keeps it)")
     pe = ts.add_parser("penalty", help="give a penalty (RULES §14.4)")
     pe.add_argument("event", type=int)
     pe.add_argument("round", type=int)

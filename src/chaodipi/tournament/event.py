@@ -20,6 +20,7 @@ day it is replayed.
 >>> _ = ev.apply("pair", ev.plan_round(), by="ann")
 >>> [(p.a, p.b) for p in ev.rounds[0].pairings]  # three pairs: one bye
 [(1, 3), (2, None)]
+>>> _ = ev.apply("publish", {"round": 1}, by="ann")
 >>> _ = ev.apply("start", {"round": 1}, by="ann")
 >>> _ = ev.apply("result", {"round": 1, "table": 1, "games": [
 ...     {"winner": "a", "a": {"level": "A"}, "b": {"level": "9"}}]}, by="ann")
@@ -513,6 +514,7 @@ class Event:
         "undo",
         "game",
         "result",
+        "correct",
         "penalty",
     )
 
@@ -525,13 +527,16 @@ class Event:
         self.rounds: list[Round] = []
         self.penalties: list[Penalty] = []
         self.log: list[Entry] = []
+        self._fresh = True  # applying a new entry (not replaying the log): the checks added later hold
 
     @classmethod
     def replay(cls, entries: Sequence[Entry]) -> Event:
-        """The event that these log entries make, applied in order (each is checked as when it was made)."""
+        """The event that these log entries make, applied in order (each is checked as when it was made:
+        the checks added since, such as a result's winner not behind, hold for new entries only, so that a
+        log written before them replays as it was made)."""
         event = cls()
         for entry in entries:
-            event.apply(entry.op, entry.data, by=entry.by, at=entry.at)
+            event._apply(entry.op, entry.data, by=entry.by, at=entry.at, fresh=False)
         return event
 
     @property
@@ -552,6 +557,9 @@ class Event:
 
         A refused action raises :class:`EventError` and changes nothing: each operation checks
         everything before it changes anything."""
+        return self._apply(op, data, by=by, at=at, fresh=True)
+
+    def _apply(self, op: str, data: Mapping[str, Any], *, by: str, at: str | None, fresh: bool) -> Entry:
         if op not in self.OPS:
             raise EventError(f"unknown operation {op!r}: the operations are {', '.join(self.OPS)}")
         if not isinstance(data, Mapping):
@@ -559,6 +567,7 @@ class Event:
         if (op == "create") != (self.options is None):
             raise EventError("an event is created once, before anything else")
         entry = Entry(len(self.log) + 1, at or _now(), by, op, dict(data))
+        self._fresh = fresh
         try:
             getattr(self, f"_op_{op}")(entry)
         except EventError:
@@ -694,6 +703,8 @@ class Event:
         rnd = self._round(entry.data)
         if rnd.status not in ("drawn", "published"):
             raise EventError(f"round {rnd.number} has already started")
+        if rnd.status == "drawn" and self._fresh:
+            raise EventError(f"round {rnd.number} is not published: publish its pairings before starting it")
         tables = entry.data.get("tables", {})
         if not isinstance(tables, Mapping):
             raise EventError("'tables' maps a table number to its online table and the team pair a sits as")
@@ -756,6 +767,46 @@ class Event:
         d = entry.data
         _only(d, {"round", "table", "games", "forfeit"})
         rnd, pairing = self._started(d)
+        if self._fresh and self._result(rnd, pairing) is not None:
+            how = self._decided_how(rnd, pairing)
+            raise EventError(
+                f"table {pairing.table} of round {rnd.number} has its result already ({how}):"
+                " a referee changes it by a correction, which says why"
+            )
+        self._enter(rnd, pairing, d)
+
+    def _op_correct(self, entry: Entry) -> None:
+        """A referee's correction of a table's result: its games (or forfeit) replace the result's, the
+        entry names who made it and why (``reason``); refused once the next round is paired on the old one."""
+        d = entry.data
+        _only(d, {"round", "table", "games", "forfeit", "reason"})
+        reason = d.get("reason")
+        if not isinstance(reason, str) or not reason.strip():
+            raise EventError("a correction says why the result is corrected ('reason')")
+        _text(d, "reason", 200)
+        rnd, pairing = self._started(d)
+        if self._result(rnd, pairing) is None:
+            raise EventError(f"table {pairing.table} of round {rnd.number} has no result to correct: enter its result")
+        if len(self.rounds) > rnd.number:
+            raise EventError(
+                f"round {rnd.number + 1} is paired on round {rnd.number}'s results: undo round {rnd.number + 1}"
+                f" before correcting table {pairing.table}"
+            )
+        self._enter(rnd, pairing, d)
+
+    def _decided_how(self, rnd: Round, pairing: Pairing) -> str:
+        """How a decided tie was decided, in words."""
+        res = self._result(rnd, pairing)
+        assert res is not None
+        if pairing.forfeit is not None:
+            return f"pair {'ab'[pairing.forfeit]} forfeited"
+        lost = [g for g in res[1] if g.forced == "penalty"]
+        if lost:
+            return f"pair {'ab'[1 - lost[-1].winner]} lost a game by penalty"
+        return f"pair {'ab'[res[0]]} won"
+
+    def _enter(self, rnd: Round, pairing: Pairing, d: Mapping[str, Any]) -> None:
+        """Set a table's games or forfeit from a result or a correction, checked (RULES §14.2)."""
         forfeit = None if d.get("forfeit") is None else _side(d.get("forfeit"), "forfeit")
         raw = d.get("games", [])
         if not isinstance(raw, list):
@@ -777,6 +828,16 @@ class Event:
                 )
         elif games:
             raise EventError("a forfeit has no games")
+        if self._fresh:
+            lost = self._lost_by_penalty(rnd, pairing)
+            for number, g in enumerate(games, 1):
+                if number in lost and g.winner == lost[number]:
+                    raise EventError(
+                        f"game {number} of table {pairing.table} was lost by pair {'ab'[lost[number]]} by penalty:"
+                        f" its winner is pair {'ab'[1 - lost[number]]}"
+                    )
+                if number not in lost:
+                    _check_winner(g, number)
         pairing.forfeit = forfeit
         before = pairing.games  # (a corrected online game keeps its link to the table's record)
         pairing.games = [
@@ -840,13 +901,17 @@ class Event:
         self._settle_rounds(reopen=rnd)
 
     # -- results -----------------------------------------------------------------------------------
-    def _games(self, rnd: Round, pairing: Pairing) -> list[GameResult]:
-        """The pairing's games as they count: games lost by penalty replace the game they were given in."""
-        lost = {
+    def _lost_by_penalty(self, rnd: Round, pairing: Pairing) -> dict[int, int]:
+        """The games of the pairing lost by penalty (RULES §14.4): game number → the side that lost it."""
+        return {
             p.game: pairing.side_of(p.pair)
             for p in self.penalties
             if p.round == rnd.number and p.table == pairing.table and p.game_lost
         }
+
+    def _games(self, rnd: Round, pairing: Pairing) -> list[GameResult]:
+        """The pairing's games as they count: games lost by penalty replace the game they were given in."""
+        lost = self._lost_by_penalty(rnd, pairing)
         need = rnd.best_of // 2 + 1
         out: list[GameResult] = []
         for number in range(1, rnd.best_of + 1):
@@ -1226,6 +1291,22 @@ class Event:
     def decided(self, rnd: Round, pairing: Pairing) -> bool:
         """Whether the tie at this pairing is decided."""
         return self._result(rnd, pairing) is not None
+
+
+def _check_winner(game: GameResult, number: int) -> None:
+    """RULES §14.2: a game is won by finishing the climb or by being ahead 领先 when its time runs out. A side
+    that finished is as far up as a side gets, so either way the winner is not behind the loser (level with
+    it, the side that won the last hand or holds the table wins); a winner behind is refused."""
+    if game.progress is None:
+        return
+    won, lost = game.progress[game.winner], game.progress[1 - game.winner]
+    if won.climbed < lost.climbed:
+        w, other = "ab"[game.winner], "ab"[1 - game.winner]
+        raise EventError(
+            f"game {number}: pair {w} at {won.level_text} (circle {won.circle}) is behind pair {other} at"
+            f" {lost.level_text} (circle {lost.circle}): a game is won by finishing the climb, or by being"
+            " ahead when its time runs out (RULES §14.2)"
+        )
 
 
 def _median_down(values: Sequence[int]) -> int:

@@ -93,6 +93,8 @@ class EventService:
             rnd = event.rounds[number - 1]
             if rnd.status not in ("drawn", "published"):
                 raise EventError(f"round {number} has already started")
+            if rnd.status == "drawn":  # (checked before any table is opened; the start entry checks it too)
+                raise EventError(f"round {number} is not published: publish its pairings before starting it")
             tables: dict[str, dict[str, int]] = {}
             if event.opts.online:
                 for p in rnd.pairings:

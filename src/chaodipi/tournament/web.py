@@ -431,6 +431,13 @@ ROUTES = [
         methods=["POST"],
     ),
     Route(
+        "/api/events/{event_id}/results/correct",
+        _answer(
+            _simple("correct", organiser=False, fields={"round", "table", "games", "forfeit", "reason"}), write=True
+        ),
+        methods=["POST"],
+    ),
+    Route(
         "/api/events/{event_id}/penalties",
         _answer(
             _simple(
