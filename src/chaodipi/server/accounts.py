@@ -51,6 +51,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from chaodipi.bots import BOT_NAMES
+from chaodipi.names import fold_name
 from chaodipi.server.config import ServerConfig
 from chaodipi.server.protocol import read_object
 from chaodipi.server.store import Base
@@ -231,10 +232,6 @@ def _same(a: str, b: str) -> bool:
 # -- the rules for names and passwords ---------------------------------------------------------------
 
 
-def _key(name: str) -> str:
-    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
-
-
 def check_username(value: object) -> tuple[str, str]:
     """A username as stored and its key (what must be unique), or :class:`BadUsername`.
 
@@ -260,7 +257,7 @@ def check_username(value: object) -> tuple[str, str]:
     for ch in name:
         if not (ch.isalpha() or ch.isdecimal() or ch in "_-"):
             raise BadUsername(f"a username has only letters, digits, '_' and '-' (not {ch!r})")
-    key = _key(name)
+    key = fold_name(name)
     if len(key) > MAX_KEY:
         raise BadUsername("this username is too long once its case is folded")
     return name, key

@@ -41,6 +41,7 @@ from enum import StrEnum
 from typing import Any
 
 from chaodipi.levels import Progress, SettlementError
+from chaodipi.names import fold_name
 from chaodipi.rules import RuleError, RuleSet
 from chaodipi.tournament.pairing import Entrant, PairingError, knockout_draw, swiss_round
 
@@ -607,11 +608,25 @@ class Event:
                 raise EventError(f"{p.name} is already registered in another pair")
         if players[0].account is not None and players[0].account == players[1].account:
             raise EventError("a pair is two different players")
+        if self._fresh:  # one person in one pair: names compared as account names are (NFKC, case folded)
+            people = [fold_name(p.name) if p.bot is None else None for p in players]
+            if people[0] is not None and people[0] == people[1]:
+                raise EventError(f"a pair is two different players, not {players[0].name} twice")
+            for p, person in zip(players, people, strict=True):
+                other = next((q for q in self.pairs.values() for x in q.players if self._same(x, person)), None)
+                if other is not None:
+                    raise EventError(f"{p.name} already plays in pair {other.name!r}")
         name = _text(d, "name", 48, default="") or f"{players[0].name} & {players[1].name}"
-        if any(p.name.casefold() == name.casefold() for p in self.pairs.values()):
+        same_name = fold_name if self._fresh else str.casefold
+        if any(same_name(p.name) == same_name(name) for p in self.pairs.values()):
             raise EventError(f"a pair is already called {name!r}")
         pid = len(self.pairs) + 1
         self.pairs[pid] = Pair(pid, name, (players[0], players[1]), _text(d, "club", 48, default=""))
+
+    @staticmethod
+    def _same(player: Player, person: str | None) -> bool:
+        """Whether ``player`` is the person whose folded name is ``person`` (None: a bot, never the same)."""
+        return person is not None and player.bot is None and fold_name(player.name) == person
 
     def _pair(self, value: object) -> Pair:
         if isinstance(value, bool) or not isinstance(value, int) or value not in self.pairs:

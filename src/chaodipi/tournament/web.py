@@ -246,43 +246,83 @@ def player_of(text: object, accounts: Accounts | None, *, online: bool) -> dict[
     return {"name": text, "account": None, "bot": None}
 
 
-def parse_pairs_csv(text: str) -> list[dict[str, Any]]:
-    """Pairs from CSV text: a header naming ``player1`` and ``player2`` (``name`` and ``club`` optional),
-    or rows of name, player1, player2[, club] without a header."""
-    rows = [r for r in csv.reader(io.StringIO(text.lstrip("\ufeff"))) if any(cell.strip() for cell in r)]
-    if not rows:
+#: The columns of a CSV of pairs, in the order a file without a header gives them.
+CSV_COLUMNS = ("name", "player1", "player2", "club")
+
+
+def parse_pairs_csv(text: str) -> tuple[list[tuple[int, dict[str, Any]]], list[tuple[int, str]]]:
+    r"""Pairs from CSV text, each with the line of the file it is on, and the lines refused, each with why.
+
+    The file has a header naming ``player1`` and ``player2`` (``name`` and ``club`` optional, no other
+    column), or rows of name, player1, player2[, club] without one. A field in no column is refused, not
+    dropped (empty ones, as spreadsheets pad rows, are nothing). Blank lines count as the file's lines.
+    A file with no pair (empty, or a header alone) or an unreadable one raises :class:`EventError`.
+
+    >>> parse_pairs_csv("name,player1,player2,club\nRed,Li,Wang\n\nBlue,Zhao\nGreen,a,b,c,x\n")[1]
+    [(4, 'a pair needs player1 and player2'), (5, "5 fields: 'x' is in no column (name, player1, player2, club)")]
+    """
+    reader = csv.reader(io.StringIO(text.lstrip("\ufeff")))
+    records: list[tuple[int, list[str]]] = []
+    line = 1
+    try:
+        for row in reader:
+            if any(cell.strip() for cell in row):
+                records.append((line, row))
+            line = reader.line_num + 1
+    except csv.Error as exc:
+        raise EventError(f"CSV line {line}: {exc}") from None
+    if not records:
         raise EventError("the CSV holds no pairs")
-    head = [c.strip().lower() for c in rows[0]]
-    if "player1" in head and "player2" in head:
-        idx: dict[str, int] = {k: head.index(k) for k in ("name", "player1", "player2", "club") if k in head}
-        rows = rows[1:]
-    else:
-        idx = {"name": 0, "player1": 1, "player2": 2, "club": 3}  # (no header: the columns in this order)
-    out = []
-    for n, row in enumerate(rows, 1):
-
-        def cell(key: str, row: list[str] = row) -> str:
-            i = idx.get(key)
-            return row[i].strip() if i is not None and i < len(row) else ""
-
-        if not cell("player1") or not cell("player2"):
-            raise EventError(f"CSV line {n}: a pair needs player1 and player2")
-        out.append({"name": cell("name"), "players": [cell("player1"), cell("player2")], "club": cell("club")})
-    return out
+    head = [c.strip().lower() for c in records[0][1]]
+    columns = list(CSV_COLUMNS)
+    if "player1" in head or "player2" in head:  # a header
+        named = [c for c in head if c]
+        wrong = [c for c in named if c not in CSV_COLUMNS or named.count(c) > 1]
+        missing = [c for c in ("player1", "player2") if c not in head]
+        if wrong or missing:
+            what = f"unknown or repeated column {wrong[0]!r}" if wrong else f"no column {missing[0]!r}"
+            raise EventError(f"CSV line {records[0][0]}: {what}: the columns are {', '.join(CSV_COLUMNS)}")
+        columns = head
+        records = records[1:]
+        if not records:
+            raise EventError("the CSV holds no pairs, only its header")
+    out: list[tuple[int, dict[str, Any]]] = []
+    errors: list[tuple[int, str]] = []
+    for line, row in records:
+        extra = [c.strip() for i, c in enumerate(row) if c.strip() and (i >= len(columns) or not columns[i])]
+        if extra:
+            known = ", ".join(c for c in columns if c)
+            errors.append((line, f"{len(row)} fields: {extra[0]!r} is in no column ({known})"))
+            continue
+        cells = {key: row[i].strip() for i, key in enumerate(columns) if key and i < len(row)}
+        if not cells.get("player1") or not cells.get("player2"):
+            errors.append((line, "a pair needs player1 and player2"))
+            continue
+        pair = {"name": cells.get("name", ""), "players": [cells["player1"], cells["player2"]]}
+        out.append((line, {**pair, "club": cells.get("club", "")}))
+    return out, errors
 
 
 def checked_pairs(event: Event, text: str, accounts: Accounts | None, by: str) -> list[dict[str, Any]]:
     """The ``add_pair`` entries of a CSV of pairs (:func:`parse_pairs_csv`), players looked up
-    (:func:`player_of`), each checked against the event as the ones before it leave it: all of them, or
-    :class:`EventError` naming the first refused; blocking (account lookups)."""
-    pairs = parse_pairs_csv(text)
+    (:func:`player_of`), each checked against the event as the lines before it leave it (one player in
+    one pair, across the file and the pairs registered already): all of them, or :class:`EventError`
+    naming every refused line ("CSV line N", the file's lines); blocking (account lookups)."""
+    rows, errors = parse_pairs_csv(text)
     trial = Event.replay(event.log)
-    for n, pair in enumerate(pairs, 1):
+    pairs = []
+    for line, pair in rows:
         try:
             pair["players"] = [player_of(p, accounts, online=event.opts.online) for p in pair["players"]]
             trial.apply("add_pair", pair, by=by)
         except EventError as exc:
-            raise EventError(f"CSV pair {n}: {exc}") from None
+            errors.append((line, str(exc)))
+            continue
+        pairs.append(pair)
+    if errors:
+        lines = "; ".join(f"CSV line {n}: {why}" for n, why in sorted(errors))
+        count = f"{len(errors)} lines of the CSV are" if len(errors) > 1 else "a line of the CSV is"
+        raise EventError(f"{count} refused, and no pair is registered: {lines}")
     return pairs
 
 
