@@ -226,13 +226,16 @@ export function mountEventOrganise(root, id) {
     const gamesBox = el('div', { class: 'ev-result-games' });
     const forfeit = segmented('forfeit', [['', t('org.noForfeit')], ['a', t('org.forfeitA')], ['b', t('org.forfeitB')]], '', () => paintGames());
     const submit = el('button', { type: 'submit', class: 'btn primary', testid: 'result-submit', text: t('org.saveResult') });
+    // a table with a result already: the new one is a correction, which says why (the event's log keeps it)
+    const reason = el('input', { type: 'text', maxlength: '200', testid: 'result-reason' });
+    const reasonBox = el('div', { hidden: true }, field(t('org.correctReason'), reason));
     const rows = [];
     const f = el('form', { class: 'panel ev-form ev-result-form', novalidate: true, testid: 'result-form' },
       el('h2', { class: 'panel-title', text: t('org.resultTitle') }),
       el('p', { class: 'field-hint', text: t('org.resultHint') }),
       el('div', { class: 'field-row' }, field(t('pen.round'), round, '', 'ev-narrow'), field(t('pen.table'), table)),
       el('span', { class: 'field-label', text: t('org.forfeit') }), forfeit.node,
-      gamesBox,
+      gamesBox, reasonBox,
       el('div', { class: 'ev-form-actions' }, submit), flash.node);
 
     function pairing() {
@@ -315,6 +318,8 @@ export function mountEventOrganise(root, id) {
 
     function paintGames() {
       gamesBox.hidden = !!forfeit.get();
+      const { p } = pairing();
+      reasonBox.hidden = !(p && p.result);
     }
 
     round.addEventListener('change', fillTables);
@@ -332,10 +337,14 @@ export function mountEventOrganise(root, id) {
         }
         if (!body.games.length) { flash.bad(t('org.noGames')); return; }
       }
+      const correcting = !!p.result;
+      if (correcting && !reason.value.trim()) { flash.bad(t('org.reasonNeeded')); return; }
       submit.disabled = true;
       try {
-        await ev.result(id, body);
-        flash.ok(t('org.resultSaved', { n: p.table }));
+        if (correcting) await ev.correct(id, { ...body, reason: reason.value.trim() });
+        else await ev.result(id, body);
+        reason.value = '';
+        flash.ok(t(correcting ? 'org.resultCorrected' : 'org.resultSaved', { n: p.table }));
         await load(true);
       } catch (ex) {
         flash.bad(errorText(ex));
@@ -564,11 +573,12 @@ export function mountEventOrganise(root, id) {
       case 'referee': return String(d.username || '');
       case 'pair': return [d.label || rname(d.round), Array.isArray(d.pairings) ? t('org.logTables', { n: d.pairings.length }) : ''].filter(Boolean).join(' · ');
       case 'publish': case 'start': case 'undo': return rname(d.round);
-      case 'game': case 'result': {
+      case 'game': case 'result': case 'correct': {
         const bits = [rname(d.round), t('ev.tableN', { n: d.table })];
         if (d.forfeit) bits.push(t('org.logForfeit', { side: String(d.forfeit).toUpperCase() }));
         else if (Array.isArray(d.games)) bits.push(d.games.map((g) => `${String(g.winner || '').toUpperCase()} ${levelText(g.a && g.a.level)}:${levelText(g.b && g.b.level)}`).join(', '));
         else if (d.winner) bits.push(`${String(d.winner).toUpperCase()} ${levelText(d.a && d.a.level)}:${levelText(d.b && d.b.level)}`);
+        if (d.reason) bits.push(`“${String(d.reason)}”`);
         return bits.join(' · ');
       }
       case 'penalty': {

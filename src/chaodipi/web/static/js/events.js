@@ -36,6 +36,7 @@ export const ev = {
   pairRound: (id) => api.postJSON(base(id) + '/rounds', {}),
   roundOp: (id, n, op) => api.postJSON(`${base(id)}/rounds/${encodeURIComponent(n)}/${op}`, {}),
   result: (id, body) => api.postJSON(base(id) + '/results', body),
+  correct: (id, body) => api.postJSON(base(id) + '/results/correct', body),
   penalty: (id, body) => api.postJSON(base(id) + '/penalties', body),
   schedule: () => api.getJSON('/api/events/penalties'),
   standingsCsv: (id) => base(id) + '/standings.csv',
