@@ -156,6 +156,29 @@ def test_an_organiser_runs_round_one_and_a_phone_sees_it_live(server: str, brows
         assert "10 × 2" in effect and "20" in effect, effect
         org.get_by_test_id("penalty-submit").click()
         org.get_by_test_id("penalty-row").first.wait_for(timeout=10000)
+
+        # -- table 1 has its result: changing it is a correction, which says why (issue 37)
+        org.get_by_test_id("enter-result").first.click()
+        org.get_by_test_id("result-reason").wait_for(timeout=10000)
+        org.get_by_test_id("result-winner-0").select_option("b")
+        org.get_by_test_id("result-a-level-0").select_option("9")
+        org.get_by_test_id("result-b-level-0").select_option("A")
+        org.get_by_test_id("result-submit").click()
+        org.wait_for_function(
+            "() => document.querySelector('[data-testid=result-flash]')?.classList.contains('form-error')",
+            timeout=10000,
+        )
+        org.get_by_test_id("result-reason").fill("the sides were swapped")
+        org.get_by_test_id("result-submit").click()
+        org.wait_for_function(
+            "() => /corrected/.test(document.querySelector('[data-testid=result-flash]')?.textContent || '')",
+            timeout=10000,
+        )
+        org.wait_for_function(
+            "() => [...document.querySelectorAll('[data-testid=log-entry]')]"
+            ".some((e) => e.textContent.includes('the sides were swapped'))",
+            timeout=10000,
+        )
         org.evaluate("() => window.scrollTo(0, 0)")
         shots_org("organise-started")
         org.get_by_test_id("result-form").scroll_into_view_if_needed()
