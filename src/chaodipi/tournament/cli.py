@@ -241,19 +241,18 @@ def add_parser(sub: Any) -> None:
         s = ts.add_parser(name, help=text)
         s.add_argument("event", type=int)
         s.add_argument("round", type=int)
-    r = ts.add_parser("result", help="enter a table's result: --game a:A:9 per game, or --forfeit a|b")
-    r.add_argument("event", type=int)
-    r.add_argument("round", type=int)
-    r.add_argument("table", type=int)
-    r.add_argument("--game", action="append", default=[], help="winner:level_a:level_b (level@circle)")
-    r.add_argument("--forfeit", choices=("a", "b"))
-    co = ts.add_parser("correct", help="correct a table's result (a referee's correction, logged with its reason)")
-    co.add_argument("event", type=int)
-    co.add_argument("round", type=int)
-    co.add_argument("table", type=int)
-    co.add_argument("--game", action="append", default=[], help="winner:level_a:level_b (level@circle)")
-    co.add_argument("--forfeit", choices=("a", "b"))
-    co.add_argument("--reason", required=True, help="why the result is corrected (the log keeps it)")
+    for name, text in (
+        ("result", "enter a table's result: --game a:A:9 per game, or --forfeit a|b"),
+        ("correct", "correct a table's result (a referee's correction, logged with its --reason)"),
+    ):
+        r = ts.add_parser(name, help=text)
+        r.add_argument("event", type=int)
+        r.add_argument("round", type=int)
+        r.add_argument("table", type=int)
+        r.add_argument("--game", action="append", default=[], help="winner:level_a:level_b (level@circle)")
+        r.add_argument("--forfeit", choices=("a", "b"))
+        if name == "correct":
+            r.add_argument("--reason", required=True, help="why the result is corrected (the log keeps it)")
     pe = ts.add_parser("penalty", help="give a penalty (RULES §14.4)")
     pe.add_argument("event", type=int)
     pe.add_argument("round", type=int)
