@@ -24,7 +24,7 @@ from chaodipi.server.ledger import LedgerRow, Posting
 from chaodipi.server.protocol import Hello
 from chaodipi.server.ratings import RatingChangeRow, RatingRow
 from chaodipi.server.store import SeatKind, Store
-from chaodipi.server.table import _Connect
+from chaodipi.server.table import _Connect, _Raw
 from chaodipi.view import TEAMS, Phase
 from test_table import FakePeer, Setup
 
@@ -195,7 +195,24 @@ def test_a_spectator_sees_no_hand_and_is_kept_whole_tricks_behind(tmp_path: Path
         assert last["deadline"] is None  # kept behind: not told whose turn it is now
         await s.until(lambda: (h := s.table._hand()) is not None and h.phase is Phase.OVER)
         assert len(watcher.last("update")["view"]["tricks"]) == len(s.table._hand().tricks)  # over: all shown
-        # a spectator cannot act, nor chat without an account
+        # a spectator cannot act (``watching``, whatever the action, as it comes off the socket), nor chat
+        # without an account; it was answered ``malformed`` with the internal seat number 4 for an act
+        for raw in (
+            '{"type": "act", "id": "a", "seq": 1, "action": {"a": "pass"}}',
+            '{"type": "act", "id": "a", "seq": 1, "action": {"a": "play", "cards": "Ah"}}',
+            '{"type": "act", "id": "a", "seq": 1, "action": {"a": "play", "cards": "Ah", "p": 0}}',
+            '{"type": "act", "id": "a", "seq": 1, "action": {"a": "nonsense"}}',
+            '{"type": "auto", "id": "a", "on": true}',
+            '{"type": "leave", "id": "a"}',
+            '{"type": "ready", "id": "a"}',
+            '{"type": "again", "id": "a"}',
+        ):
+            await s.table.step(_Raw(watcher, raw, s.clock.now()))
+            error = watcher.last("error")
+            assert (error["code"], error["id"]) == ("watching", "a"), raw
+            assert "4" not in error["message"] and "spectator" in error["message"]
+        await s.table.step(_Raw(watcher, '{"type": "chat", "id": "c", "text": "hi"}', s.clock.now()))
+        assert watcher.last("error")["code"] == "chat_login"
         assert s.table.summary()["watchers"] == 1
 
     asyncio.run(main())

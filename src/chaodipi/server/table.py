@@ -41,6 +41,7 @@ from chaodipi.server.clock import Clock, LoopClock
 from chaodipi.server.config import ServerConfig, Stats
 from chaodipi.server.messages import ChatLine, ErrorReply, Left, Pong, Seats, TableState, Update, Welcome
 from chaodipi.server.protocol import (
+    WATCHING,
     Act,
     Again,
     Auto,
@@ -484,8 +485,8 @@ class Table(AutoPlay):
                 peer.send(Pong(self.seq, message.ref).text())
             elif isinstance(message, Chat):
                 await self._chat(peer, None, message)
-            else:
-                peer.send(ErrorReply(self.seq, "watching", "a spectator cannot act at the table", message.ref).text())
+            else:  # (parse_client refuses the others off the socket; this is one given to message() parsed)
+                peer.send(ErrorReply(self.seq, "watching", WATCHING, message.ref).text())
             return
         state = self.seats[seat]
         if state is None or peer not in state.peers:
