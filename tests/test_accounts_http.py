@@ -355,6 +355,26 @@ def test_failed_logins_lock_the_username_even_for_the_right_password(tmp_path: P
     run(main())
 
 
+def test_the_first_refusal_after_the_failed_logins_gives_the_lockout_s_time(tmp_path: Path) -> None:
+    """The default limits: 5 logins a minute for a username and 5 failures in 15 minutes. The sixth login,
+    right after five failures, is refused by both: its Retry-After is the lockout's (it was the minute's,
+    21-47 s, and a client that waited that long was refused again for some 820 s)."""
+
+    async def main() -> None:
+        config = {**QUIET, "login_name_limit": "5/minute", "failed_login_limit": "5/15minutes"}
+        async with running_server(db_url(tmp_path), **config) as base:
+            assert (await register_at(base, "Ned")).status_code == 201
+            async with httpx.AsyncClient(base_url=base) as http:
+                for n in range(5):
+                    assert (await login(http, "Ned", f"wrong password {n}")).status_code == 401
+                r = await login(http, "Ned")
+                assert r.status_code == 429, r.text
+                assert 800 < int(r.headers["retry-after"]) <= 900
+                assert "failed" in r.json()["error"]
+
+    run(main())
+
+
 # -- logout -------------------------------------------------------------------------------------------
 
 

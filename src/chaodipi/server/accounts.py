@@ -460,14 +460,24 @@ class Limits:
 
     def check_login(self, address: str, key: str) -> None:
         """Count a login from ``address`` for username ``key``; :class:`RateLimited` when too many, or when
-        the username has failed too often lately (then even the right password is refused)."""
-        self._hit(self.login, "too many logins from this address: wait a little", "login", address)
-        self._hit(self.login_name, "too many logins for this username: wait a little", "login-name", key)
+        the username has failed too often lately (then even the right password is refused). When several
+        limits refuse it, the answer is the one with the longest wait (the failures' lockout, right after
+        the failures that set it), so that a client that waits its ``Retry-After`` is not refused again."""
+        refusals = []
+        try:
+            self._hit(self.login, "too many logins from this address: wait a little", "login", address)
+            self._hit(self.login_name, "too many logins for this username: wait a little", "login-name", key)
+        except RateLimited as exc:
+            refusals.append(exc)
         if not self.limiter.test(self.failed_login, "failed", key):
-            raise RateLimited(
-                "too many failed logins for this username: wait and try again",
-                self.retry_after(self.failed_login, "failed", key),
+            refusals.append(
+                RateLimited(
+                    "too many failed logins for this username: wait and try again",
+                    self.retry_after(self.failed_login, "failed", key),
+                )
             )
+        if refusals:
+            raise max(refusals, key=lambda refusal: refusal.retry_after)
 
     def failed(self, key: str) -> float:
         """Count a failed login for username ``key``; how long to wait before answering it (grows, capped)."""
