@@ -329,6 +329,40 @@ def test_logins_and_registrations_are_rate_limited(tmp_path: Path) -> None:
     run(main())
 
 
+def test_x_forwarded_for_gives_no_fresh_budget_unless_its_proxy_is_named(tmp_path: Path) -> None:
+    """``chaodipi serve`` trusts no proxy unless told (``--forwarded-allow-ips``): a client on the same machine
+    that sends its own X-Forwarded-For is counted at its own address (uvicorn trusted 127.0.0.1 by default,
+    so each made-up address had a fresh budget of registrations and logins)."""
+
+    async def main() -> None:
+        config = {**QUIET, "register_limit": "2/hour", "login_limit": "2/minute"}
+        async with running_server(db_url(tmp_path), guarded=True, **config) as base:
+            codes = []
+            for n in range(4):
+                async with httpx.AsyncClient(base_url=base, headers={"X-Forwarded-For": f"203.0.113.{n}"}) as http:
+                    codes.append((await register(http, f"Fwd{n}")).status_code)
+            assert codes == [201, 201, 429, 429]
+            codes = []
+            for n in range(4):
+                async with httpx.AsyncClient(base_url=base, headers={"X-Forwarded-For": f"198.51.100.{n}"}) as http:
+                    codes.append((await login(http, "Fwd0")).status_code)
+            assert codes == [200, 200, 429, 429]
+        # a proxy the operator names is believed: each of its clients is counted apart
+        async with running_server(
+            f"sqlite:///{tmp_path / 'proxied.db'}", guarded=True, forwarded_allow_ips=("127.0.0.1",), **config
+        ) as base:
+            for n in range(4):
+                async with httpx.AsyncClient(base_url=base, headers={"X-Forwarded-For": f"203.0.113.{n}"}) as http:
+                    assert (await register(http, f"Prx{n}")).status_code == 201
+            codes = []
+            for name in ("Prx8", "Prx9"):
+                async with httpx.AsyncClient(base_url=base, headers={"X-Forwarded-For": "203.0.113.0"}) as http:
+                    codes.append((await register(http, name)).status_code)
+            assert codes == [201, 429]  # that client's own budget is spent
+
+    run(main())
+
+
 def test_failed_logins_lock_the_username_even_for_the_right_password(tmp_path: Path) -> None:
     async def main() -> None:
         config = {

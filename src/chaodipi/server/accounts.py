@@ -77,6 +77,7 @@ __all__ = [
     "account_of",
     "check_password",
     "check_username",
+    "client_address",
     "current",
     "refused",
 ]
@@ -631,7 +632,9 @@ async def _body(request: Request, fields: set[str]) -> dict[str, Any]:
     return body
 
 
-def _address(request: Request) -> str:
+def client_address(request: Request) -> str:
+    """The address a request comes from, which the rate limits count: its connection's, or the client's that
+    a proxy named by ``chaodipi serve --forwarded-allow-ips`` forwards (uvicorn has read the header then)."""
     return request.client.host if request.client else "?"
 
 
@@ -733,7 +736,7 @@ async def register(request: Request) -> Response:
     """``POST /api/register``: a new account, logged in (201); its ``claims`` (guest seats) become its own."""
     limits: Limits = request.app.state.limits
     accounts = _accounts_of(request.app)
-    limits.check_register(_address(request))
+    limits.check_register(client_address(request))
     body = await _body(request, {"username", "password", "claims"})
     name, key = check_username(body.get("username"))
     password = check_password(body.get("password"))
@@ -767,7 +770,7 @@ async def login(request: Request) -> Response:
         key = check_username(username)[1]
     except BadUsername:
         key = "?"  # (no account has such a name: all of them share one count)
-    limits.check_login(_address(request), key)
+    limits.check_login(client_address(request), key)
     found = await _db(request.app, accounts.credentials, username)
     stored = found[1] if found is not None and found[0].kind == "person" else None
     ok, rehash = await asyncio.to_thread(accounts.verify, stored, password)
