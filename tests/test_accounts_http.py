@@ -219,6 +219,36 @@ def test_the_cookies_are_http_only_same_site_lax_and_the_token_is_never_in_a_bod
     run(main())
 
 
+def test_both_cookies_last_30_days_and_logout_takes_an_empty_body_only(tmp_path: Path) -> None:
+    """The docs say both cookies last 30 days (``cdp_csrf`` had no Max-Age: it ended with the browser), and a
+    logout's body follows the general request rules: empty or ``{}``, else refused and nothing changes
+    (``{``, ``[]`` and 20 KB were taken)."""
+
+    async def main() -> None:
+        async with running_server(db_url(tmp_path), **QUIET) as base, httpx.AsyncClient(base_url=base) as http:
+            me = await http.get("/api/me")
+            guest = set_cookies(me)["cdp_csrf"]
+            assert "max-age=2592000" in guest.lower(), guest
+            r = await http.post("/api/register", json={"username": "Oda", "password": PASSWORD}, headers=csrf_of(me))
+            headers = {**csrf_of(r), "Content-Type": "application/json"}
+            for path in ("/api/logout", "/api/logout/all"):
+                for body, status in ((b"{", 400), (b"[]", 400), (b'{"all": true}', 400), (b" " * 20_000, 413)):
+                    r = await http.post(path, content=body, headers=headers)
+                    assert r.status_code == status, (path, body[:20], r.text)
+                    assert r.json()["error"]
+                    assert (await http.get("/api/me")).json()["account"]["username"] == "Oda"  # still logged in
+            r = await http.post("/api/logout", content=b"{}", headers=headers)
+            assert r.status_code == 200 and r.json()["account"] is None
+            r = await register_at(base, "Pia")
+            async with httpx.AsyncClient(base_url=base, cookies=r.cookies) as other:
+                r = await other.post("/api/logout", headers=csrf_of(r))  # no body at all
+                assert r.status_code == 200 and r.json()["account"] is None
+                guest = set_cookies(r)["cdp_csrf"]  # the guest token that follows the session
+                assert "max-age=2592000" in guest.lower(), guest
+
+    run(main())
+
+
 def guest_csrf(http: httpx.AsyncClient) -> str:
     return str(http.cookies["cdp_csrf"])
 

@@ -667,7 +667,7 @@ def _as_guest(request: Request, *, drop_session: bool) -> Response:
     csrf, new = _guest_csrf(request)
     response = JSONResponse({"account": None, "csrf": csrf})
     if new:
-        _set_cookie(request, response, CSRF_COOKIE, csrf, None)
+        _set_cookie(request, response, CSRF_COOKIE, csrf, SESSION_DAYS * 24 * 3600)
     if drop_session:
         _drop_cookie(request, response, SESSION_COOKIE)
     return response
@@ -793,7 +793,8 @@ async def _logged_out(request: Request) -> Response:
 
 
 async def logout(request: Request) -> Response:
-    """``POST /api/logout``: this session ends."""
+    """``POST /api/logout``: this session ends (the body is empty or ``{}``, as the request rules say)."""
+    await _body(request, set())
     token = request.cookies.get(SESSION_COOKIE)
     if token:
         await _db(request.app, _accounts_of(request.app).close_session, token)
@@ -801,7 +802,8 @@ async def logout(request: Request) -> Response:
 
 
 async def logout_all(request: Request) -> Response:
-    """``POST /api/logout/all``: every session of the account ends (other browsers too)."""
+    """``POST /api/logout/all``: every session of the account ends (other browsers too); an empty body."""
+    await _body(request, set())
     account, _ = await current(request)
     if account is None:
         raise LoginRequired()
