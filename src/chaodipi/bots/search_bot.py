@@ -477,7 +477,8 @@ def rollout(
 ) -> float:
     """The seat's utility (:func:`_utility`) when the hand is played out with the rules policy in the world
     ``hands`` and ``kitty`` (a sampled one, or the true one for the learned bot's training labels), from
-    ``cand`` played by the view's seat, or (None) from the first lead after a burial."""
+    ``cand`` played by the view's seat, or (None) from the first lead after a burial; the points so far
+    (:func:`points_so_far`: the tricks' and every adjustment, below zero or not) count as they do in the hand."""
     rules = view.rules
     assert view.dealer is not None
     level = None if view.level == "flag" else Rank.parse(view.level)
