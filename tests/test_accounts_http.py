@@ -219,6 +219,36 @@ def test_the_cookies_are_http_only_same_site_lax_and_the_token_is_never_in_a_bod
     run(main())
 
 
+def test_both_cookies_last_30_days_and_logout_takes_an_empty_body_only(tmp_path: Path) -> None:
+    """The docs say both cookies last 30 days (``cdp_csrf`` had no Max-Age: it ended with the browser), and a
+    logout's body follows the general request rules: empty or ``{}``, else refused and nothing changes
+    (``{``, ``[]`` and 20 KB were taken)."""
+
+    async def main() -> None:
+        async with running_server(db_url(tmp_path), **QUIET) as base, httpx.AsyncClient(base_url=base) as http:
+            me = await http.get("/api/me")
+            guest = set_cookies(me)["cdp_csrf"]
+            assert "max-age=2592000" in guest.lower(), guest
+            r = await http.post("/api/register", json={"username": "Oda", "password": PASSWORD}, headers=csrf_of(me))
+            headers = {**csrf_of(r), "Content-Type": "application/json"}
+            for path in ("/api/logout", "/api/logout/all"):
+                for body, status in ((b"{", 400), (b"[]", 400), (b'{"all": true}', 400), (b" " * 20_000, 413)):
+                    r = await http.post(path, content=body, headers=headers)
+                    assert r.status_code == status, (path, body[:20], r.text)
+                    assert r.json()["error"]
+                    assert (await http.get("/api/me")).json()["account"]["username"] == "Oda"  # still logged in
+            r = await http.post("/api/logout", content=b"{}", headers=headers)
+            assert r.status_code == 200 and r.json()["account"] is None
+            r = await register_at(base, "Pia")
+            async with httpx.AsyncClient(base_url=base, cookies=r.cookies) as other:
+                r = await other.post("/api/logout", headers=csrf_of(r))  # no body at all
+                assert r.status_code == 200 and r.json()["account"] is None
+                guest = set_cookies(r)["cdp_csrf"]  # the guest token that follows the session
+                assert "max-age=2592000" in guest.lower(), guest
+
+    run(main())
+
+
 def guest_csrf(http: httpx.AsyncClient) -> str:
     return str(http.cookies["cdp_csrf"])
 
@@ -329,6 +359,40 @@ def test_logins_and_registrations_are_rate_limited(tmp_path: Path) -> None:
     run(main())
 
 
+def test_x_forwarded_for_gives_no_fresh_budget_unless_its_proxy_is_named(tmp_path: Path) -> None:
+    """``chaodipi serve`` trusts no proxy unless told (``--forwarded-allow-ips``): a client on the same machine
+    that sends its own X-Forwarded-For is counted at its own address (uvicorn trusted 127.0.0.1 by default,
+    so each made-up address had a fresh budget of registrations and logins)."""
+
+    async def main() -> None:
+        config = {**QUIET, "register_limit": "2/hour", "login_limit": "2/minute"}
+        async with running_server(db_url(tmp_path), guarded=True, **config) as base:
+            codes = []
+            for n in range(4):
+                async with httpx.AsyncClient(base_url=base, headers={"X-Forwarded-For": f"203.0.113.{n}"}) as http:
+                    codes.append((await register(http, f"Fwd{n}")).status_code)
+            assert codes == [201, 201, 429, 429]
+            codes = []
+            for n in range(4):
+                async with httpx.AsyncClient(base_url=base, headers={"X-Forwarded-For": f"198.51.100.{n}"}) as http:
+                    codes.append((await login(http, "Fwd0")).status_code)
+            assert codes == [200, 200, 429, 429]
+        # a proxy the operator names is believed: each of its clients is counted apart
+        async with running_server(
+            f"sqlite:///{tmp_path / 'proxied.db'}", guarded=True, forwarded_allow_ips=("127.0.0.1",), **config
+        ) as base:
+            for n in range(4):
+                async with httpx.AsyncClient(base_url=base, headers={"X-Forwarded-For": f"203.0.113.{n}"}) as http:
+                    assert (await register(http, f"Prx{n}")).status_code == 201
+            codes = []
+            for name in ("Prx8", "Prx9"):
+                async with httpx.AsyncClient(base_url=base, headers={"X-Forwarded-For": "203.0.113.0"}) as http:
+                    codes.append((await register(http, name)).status_code)
+            assert codes == [201, 429]  # that client's own budget is spent
+
+    run(main())
+
+
 def test_failed_logins_lock_the_username_even_for_the_right_password(tmp_path: Path) -> None:
     async def main() -> None:
         config = {
@@ -351,6 +415,26 @@ def test_failed_logins_lock_the_username_even_for_the_right_password(tmp_path: P
                     assert r.status_code == 429, r.text
                     assert 800 < int(r.headers["retry-after"]) <= 900
                 assert (await login_at(base, "Max")).status_code == 200  # another name is not locked
+
+    run(main())
+
+
+def test_the_first_refusal_after_the_failed_logins_gives_the_lockout_s_time(tmp_path: Path) -> None:
+    """The default limits: 5 logins a minute for a username and 5 failures in 15 minutes. The sixth login,
+    right after five failures, is refused by both: its Retry-After is the lockout's (it was the minute's,
+    21-47 s, and a client that waited that long was refused again for some 820 s)."""
+
+    async def main() -> None:
+        config = {**QUIET, "login_name_limit": "5/minute", "failed_login_limit": "5/15minutes"}
+        async with running_server(db_url(tmp_path), **config) as base:
+            assert (await register_at(base, "Ned")).status_code == 201
+            async with httpx.AsyncClient(base_url=base) as http:
+                for n in range(5):
+                    assert (await login(http, "Ned", f"wrong password {n}")).status_code == 401
+                r = await login(http, "Ned")
+                assert r.status_code == 429, r.text
+                assert 800 < int(r.headers["retry-after"]) <= 900
+                assert "failed" in r.json()["error"]
 
     run(main())
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from chaodipi.arena import run_arena, wilson
 from chaodipi.bots import BotError, make_bot, run_hand
 from chaodipi.bots.knowledge import Knowledge
-from chaodipi.bots.rules_bot import ranked_plays
-from chaodipi.bots.search_bot import SearchBot, best_weighed, sample_world
+from chaodipi.bots.rules_bot import play_out, ranked_plays
+from chaodipi.bots.search_bot import SearchBot, _utility, best_weighed, points_so_far, rollout, sample_world
 from chaodipi.cards import Rank, Suit, shuffled_deck
 from chaodipi.driver import by_view
 from chaodipi.driver import run_hand as drive
@@ -18,6 +20,8 @@ from chaodipi.hand import Action, Hand, Phase, View
 from chaodipi.position import Position
 from chaodipi.rules import PRESET_NAMES, RuleSet
 from chaodipi.settlement import Progress
+from chaodipi.simulate import RandomPolicy
+from test_position import IN_PLAY, in_play_at
 from test_simulation import _allowed
 
 
@@ -283,3 +287,80 @@ def test_sampler_prefers_worlds_that_explain_the_plays() -> None:
                 else:
                     best_total += w
     assert best_total > plain_total
+
+
+# -- the search bot when the points are below zero, after penalties, with leavers (issue 37) ------------
+
+#: where the hand is driven to before the search bot decides: the burial (a re-burial after a fry too), the
+#: frying, or the play at ``tricks`` finished tricks and ``plays`` plays of the next
+STOPS = st.sampled_from([Phase.BURY, Phase.FRY, Phase.PLAY])
+
+
+def _penalised_hand(preset: str, seed: int, stop: Phase, tricks: int, plays: int, leaver: bool) -> Hand | None:
+    """A hand driven by random play with many fries (dark ones fail when weaker) and throws (which fail when
+    beaten) to ``stop``, a seat left now and then; None when the hand did not get there (a redeal, or over)."""
+    hand = _hand(preset, seed)
+    policy = RandomPolicy(random.Random(seed), fry_chance=0.7, throw_chance=0.7)
+
+    there = in_play_at(tricks, plays) if stop is Phase.PLAY else lambda h: h.phase is stop
+    drive(hand, [policy.decide] * 4, until=there)
+    if hand.phase is not stop or hand.to_act() is None:
+        return None
+    if leaver and stop is Phase.PLAY:
+        hand.leave((seed + 1) % 4)  # 逃跑: a bot plays on for the seat
+    return hand
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    **IN_PLAY,
+    stop=STOPS,
+    leaver=st.booleans(),
+    penalty=st.sampled_from([0, 0, -10, -20, -40, -85, -200, 10, 40, 120]),
+)
+def test_the_search_bot_decides_whatever_the_points_penalties_and_leavers(
+    preset: str, seed: int, stop: Phase, tricks: int, plays: int, leaver: bool, penalty: int
+) -> None:
+    """The search bot decides (a legal action, no exception) with the scoring side's points below zero (after
+    a failed throw or a failed dark fry, or any penalty adjusting them, as a referee's does), and with leavers:
+    its play-outs once built a position with captured (0, -20), which the notation refuses (the server then
+    let the rules bot decide, so the strongest bot played as the medium one exactly when the hand turned)."""
+    hand = _penalised_hand(preset, seed, stop, tricks, plays, leaver)
+    assume(hand is not None)
+    assert hand is not None
+    if penalty:
+        hand.adjustments.append(("a referee's penalty", penalty))  # (what a penalty mid-hand changes)
+    seat = hand.to_act()
+    assert seat is not None
+    view = hand.view(seat)
+    action = SearchBot(seed=seed, budget=0.01, samples=3).act(view)
+    assert action is not None and action.player == seat
+    hand.apply(action)  # legal: the hand takes it
+
+
+@settings(max_examples=40, deadline=None)
+@given(**IN_PLAY, penalty=st.sampled_from([0, -20, -85, 30]))
+def test_a_play_out_of_the_true_deal_ends_as_the_hand_itself(
+    preset: str, seed: int, tricks: int, plays: int, penalty: int
+) -> None:
+    """The search bot's play-out, given the true deal, ends with the points the hand itself ends with when the
+    same plays are made: the points so far (tricks and every adjustment, below zero or not) all count."""
+    hand = _penalised_hand(preset, seed, Phase.PLAY, tricks, plays, leaver=seed % 3 == 0)
+    assume(hand is not None)
+    assert hand is not None
+    if penalty:
+        hand.adjustments.append(("a referee's penalty", penalty))
+    seat = hand.to_act()
+    assert seat is not None and hand.dealer is not None
+    view = hand.view(seat)
+    know = Knowledge.from_view(view)
+    taken, adjusted = points_so_far(view)
+    assert taken == tuple(hand.captured) and adjusted == sum(d for _, d in hand.adjustments)
+    cand = ranked_plays(
+        view.hand, seat, know.trump_order, view.rules, hand.dealer, view.current_trick, know.unseen_cards(), know.voids
+    )[0][1]
+    utility = rollout(view, know.trump_order, hand.hands, hand.kitty, cand)
+    hand.play_trusted(seat, cand)
+    play_out(hand, hand.trump_order)
+    assert hand.result is not None
+    assert utility == _utility(view, hand.result.points)

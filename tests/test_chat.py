@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import select, text
 
 from chaodipi.server.chat import ChatRow, recent_lines
-from chaodipi.server.protocol import Chat, Hello, Ping, parse_client
+from chaodipi.server.protocol import Auto, Chat, Hello, Ping, parse_client
 from chaodipi.server.table import CLOSE_NO_WATCHERS, _Connect, _Message
 from test_ledger import AccountSetup, add_account
 from test_table import FakePeer
@@ -76,7 +76,7 @@ def test_chat_is_limited_and_a_guest_spectator_may_only_watch(tmp_path: Path) ->
         await hello(s, guest, watch=True)
         await say(s, guest, "hello")
         assert guest.last("error")["code"] == "chat_login"
-        await s.table.step(_Message(guest, parse_client('{"type": "auto", "on": true}', seat=4), s.clock.now()))
+        await s.table.step(_Message(guest, Auto(True), s.clock.now()))
         assert guest.last("error")["code"] == "watching"
         await s.table.step(_Message(guest, Ping("p"), s.clock.now()))
         assert guest.last("pong")["id"] == "p"

@@ -37,6 +37,9 @@ BAD_OPTIONS = [
     (["demo", "--level", "BJ"], "--level", "from 2 to A"),
     (["play", "--hands", "0"], "--hands", "at least 1"),
     (["play", "--seed", "-5"], "--seed", "at least 0"),
+    (["serve", "--forwarded-allow-ips", "proxy.example"], "--forwarded-allow-ips", "IP addresses or networks"),
+    (["serve", "--forwarded-allow-ips", "10.0.0.1,*"], "--forwarded-allow-ips", "IP addresses or networks"),
+    (["serve", "--forwarded-allow-ips", ""], "--forwarded-allow-ips", "IP addresses or networks"),
 ]
 
 
@@ -62,6 +65,26 @@ def test_edge_values_are_accepted(capsys: pytest.CaptureFixture[str]) -> None:
     assert "level 级牌 T" in capsys.readouterr().out
     assert main(["demo", "--seed", "12345678901234567890", "--level", "a"]) == 0  # seeds have no upper bound
     assert "level 级牌 A" in capsys.readouterr().out
+
+
+def test_serve_believes_forwarded_headers_only_from_the_proxies_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--forwarded-allow-ips`` reaches uvicorn; without it no proxy is trusted (uvicorn's default trusted
+    127.0.0.1, so that a local client could say any address it liked in X-Forwarded-For)."""
+    import chaodipi.server.serve as serve_module
+    from chaodipi.server.config import ServerConfig
+
+    options: list[dict[str, object]] = []
+
+    def fake_serve(host: str, port: int, url: str, config: ServerConfig) -> None:
+        options.append(serve_module.uvicorn_options(config))
+
+    monkeypatch.setattr(serve_module, "serve", fake_serve)
+    assert main(["serve"]) == 0
+    assert main(["serve", "--forwarded-allow-ips", "10.0.0.1, 10.1.0.0/16"]) == 0
+    assert [(o["proxy_headers"], o["forwarded_allow_ips"]) for o in options] == [
+        (False, []),
+        (True, ["10.0.0.1", "10.1.0.0/16"]),
+    ]
 
 
 def test_simulate_into_a_file_is_one_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

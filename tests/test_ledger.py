@@ -24,7 +24,7 @@ from chaodipi.server.ledger import LedgerRow, Posting
 from chaodipi.server.protocol import Hello
 from chaodipi.server.ratings import RatingChangeRow, RatingRow
 from chaodipi.server.store import SeatKind, Store
-from chaodipi.server.table import _Connect
+from chaodipi.server.table import _Connect, _Raw
 from chaodipi.view import TEAMS, Phase
 from test_table import FakePeer, Setup
 
@@ -148,6 +148,29 @@ def test_leaving_mid_hand_posts_the_escape_penalty_and_nothing_after(tmp_path: P
     run(test, tmp_path)
 
 
+def test_leaving_before_the_first_card_posts_nothing_for_that_hand_or_after(tmp_path: Path) -> None:
+    """RULES §13: no penalty before the first card, and the hands a bot plays for a leaver are not theirs:
+    the leaver's ledger has no row for the hand they left (it once had the side's credits as ``hand``)."""
+
+    async def test(s: AccountSetup) -> None:
+        await s.connect()
+        await s.until(lambda: (h := s.table._hand()) is not None and h.phase is not Phase.DEAL)
+        hand = s.table._hand()
+        assert hand is not None and not hand.tricks and hand.phase in (Phase.COUNTDOWN, Phase.BURY, Phase.FRY)
+        hand_number = s.table.hand_number
+        await s.table._leave(0)
+        await s.until(s.game_over, limit=200_000)
+        game = s.table.game
+        assert game is not None
+        first = s.table.hand_number - len(game.hands) + 1
+        left = game.history[hand_number - first].result
+        assert left is not None and [e.to_json() for e in left.escapes] == [{"player": 0, "penalty": 0}]
+        assert not left.escaped(0) and (left.seat_credits() or (0,))[0] != 0  # the seat's side did gain or lose
+        assert [(r.hand, r.reason, r.amount) for r in s.rows(s.ann) if r.hand >= hand_number] == []
+
+    run(test, tmp_path)
+
+
 def test_a_spectator_sees_no_hand_and_is_kept_whole_tricks_behind(tmp_path: Path) -> None:
     setup = AccountSetup(tmp_path)
 
@@ -172,7 +195,24 @@ def test_a_spectator_sees_no_hand_and_is_kept_whole_tricks_behind(tmp_path: Path
         assert last["deadline"] is None  # kept behind: not told whose turn it is now
         await s.until(lambda: (h := s.table._hand()) is not None and h.phase is Phase.OVER)
         assert len(watcher.last("update")["view"]["tricks"]) == len(s.table._hand().tricks)  # over: all shown
-        # a spectator cannot act, nor chat without an account
+        # a spectator cannot act (``watching``, whatever the action, as it comes off the socket), nor chat
+        # without an account; it was answered ``malformed`` with the internal seat number 4 for an act
+        for raw in (
+            '{"type": "act", "id": "a", "seq": 1, "action": {"a": "pass"}}',
+            '{"type": "act", "id": "a", "seq": 1, "action": {"a": "play", "cards": "Ah"}}',
+            '{"type": "act", "id": "a", "seq": 1, "action": {"a": "play", "cards": "Ah", "p": 0}}',
+            '{"type": "act", "id": "a", "seq": 1, "action": {"a": "nonsense"}}',
+            '{"type": "auto", "id": "a", "on": true}',
+            '{"type": "leave", "id": "a"}',
+            '{"type": "ready", "id": "a"}',
+            '{"type": "again", "id": "a"}',
+        ):
+            await s.table.step(_Raw(watcher, raw, s.clock.now()))
+            error = watcher.last("error")
+            assert (error["code"], error["id"]) == ("watching", "a"), raw
+            assert "4" not in error["message"] and "spectator" in error["message"]
+        await s.table.step(_Raw(watcher, '{"type": "chat", "id": "c", "text": "hi"}', s.clock.now()))
+        assert watcher.last("error")["code"] == "chat_login"
         assert s.table.summary()["watchers"] == 1
 
     asyncio.run(main())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,16 +26,31 @@ from chaodipi.view import Phase
 P = parse_cards
 
 
-def _hand_in_play(preset: str, seed: int, tricks: int, plays: int) -> tuple[Hand, RandomPolicy] | None:
-    hand = Hand(RuleSet.preset(preset), shuffled_deck(random.Random(seed)), first_seat=seed % 4, dealer=seed % 4)
-    policy = RandomPolicy(random.Random(seed))
+#: A point in a random hand's play: the preset, the seed of the deal and of the random play, and how far into the
+#: play (``tricks`` finished tricks and ``plays`` plays of the next; the hand may end before).
+IN_PLAY = {
+    "preset": st.sampled_from(PRESET_NAMES),
+    "seed": st.integers(0, 10_000),
+    "tricks": st.integers(0, 20),
+    "plays": st.integers(0, 3),
+}
+
+
+def in_play_at(tricks: int, plays: int) -> Callable[[Hand], bool]:
+    """Whether a hand's play has reached ``tricks`` finished tricks and ``plays`` plays of the next (or beyond)."""
 
     def there(h: Hand) -> bool:
         return h.phase is Phase.PLAY and (
             len(h.tricks) > tricks or (len(h.tricks) == tricks and len(h.current) >= plays)
         )
 
-    run_hand(hand, [policy.decide] * 4, until=there)
+    return there
+
+
+def _hand_in_play(preset: str, seed: int, tricks: int, plays: int) -> tuple[Hand, RandomPolicy] | None:
+    hand = Hand(RuleSet.preset(preset), shuffled_deck(random.Random(seed)), first_seat=seed % 4, dealer=seed % 4)
+    policy = RandomPolicy(random.Random(seed))
+    run_hand(hand, [policy.decide] * 4, until=in_play_at(tricks, plays))
     if hand.phase is not Phase.PLAY:
         return None
     if seed % 5 == 0:  # now and then a seat has left (逃跑): the position keeps it, and the penalty follows
@@ -43,12 +59,7 @@ def _hand_in_play(preset: str, seed: int, tricks: int, plays: int) -> tuple[Hand
 
 
 @settings(max_examples=40, deadline=None)
-@given(
-    preset=st.sampled_from(PRESET_NAMES),
-    seed=st.integers(0, 10_000),
-    tricks=st.integers(0, 20),
-    plays=st.integers(0, 3),
-)
+@given(**IN_PLAY)
 def test_a_position_round_trips_and_plays_on_as_its_hand(preset: str, seed: int, tricks: int, plays: int) -> None:
     found = _hand_in_play(preset, seed, tricks, plays)
     if found is None:

@@ -442,6 +442,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         body_timeout_s=args.body_timeout,
         max_connections=args.max_connections,
         allowed_origins=tuple(args.allowed_origin),
+        forwarded_allow_ips=args.forwarded_allow_ips,
         redis=args.redis,
         lease_s=args.lease,
     )
@@ -457,6 +458,32 @@ def _origin(text: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.netloc or parts.path not in ("", "/") or parts.query:
         raise argparse.ArgumentTypeError(f"an origin is http(s)://host[:port], not {text!r}")
     return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+def forwarded_ips_option(text: str) -> tuple[str, ...]:
+    """``serve --forwarded-allow-ips``: the proxies whose ``X-Forwarded-For`` the server believes, as IP
+    addresses or networks separated by commas, or ``*`` for any (only behind a proxy that every client
+    must pass).
+
+    >>> forwarded_ips_option("10.0.0.1, 192.168.0.0/16,::1")
+    ('10.0.0.1', '192.168.0.0/16', '::1')
+    >>> forwarded_ips_option("proxy.example")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: must be IP addresses or networks separated by commas, or *, not 'proxy.example'
+    """
+    import ipaddress
+
+    items = tuple(item.strip() for item in text.split(","))
+    if items == ("*",):
+        return items
+    for item in items:
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"must be IP addresses or networks separated by commas, or *, not {text!r}"
+            ) from None
+    return items
 
 
 def _port(text: str) -> int:
@@ -620,6 +647,15 @@ def build_parser() -> argparse.ArgumentParser:
         type=_origin,
         help="another origin (https://host[:port]) whose pages may write to this server and open its WebSockets; "
         "the server's own origin always may (repeat for more)",
+    )
+    sv.add_argument(
+        "--forwarded-allow-ips",
+        type=forwarded_ips_option,
+        default=(),
+        metavar="IPS",
+        help="the reverse proxies (IP addresses or networks, comma-separated; * for any) whose X-Forwarded-For "
+        "and X-Forwarded-Proto are believed: a request's address, which the rate limits count, is then the "
+        "client's the proxy names (default none: the connection's own address, whatever the headers say)",
     )
     sv.set_defaults(func=_cmd_serve)
     tournament_parser(sub)

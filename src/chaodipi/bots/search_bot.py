@@ -25,13 +25,14 @@ from chaodipi.bots.knowledge import Knowledge, order_of_view
 from chaodipi.bots.rules_bot import RulesBot, choose_bury, holds_last_trick, play_out, ranked_plays
 from chaodipi.cards import Card, Rank
 from chaodipi.hand import Action, Phase, View
+from chaodipi.levels import Side, seat_side
 from chaodipi.position import Position
 from chaodipi.rules import FryVisibility
 from chaodipi.settlement import Progress
 from chaodipi.trump import TrumpOrder
 from chaodipi.units import PlayError, decompose
 
-__all__ = ["Evidence", "SearchBot", "best_weighed", "rollout", "sample_world"]
+__all__ = ["Evidence", "SearchBot", "best_weighed", "points_so_far", "rollout", "sample_world"]
 
 Play = tuple[Card, ...]
 
@@ -476,17 +477,18 @@ def rollout(
 ) -> float:
     """The seat's utility (:func:`_utility`) when the hand is played out with the rules policy in the world
     ``hands`` and ``kitty`` (a sampled one, or the true one for the learned bot's training labels), from
-    ``cand`` played by the view's seat, or (None) from the first lead after a burial."""
+    ``cand`` played by the view's seat, or (None) from the first lead after a burial; the points so far
+    (:func:`points_so_far`: the tricks' and every adjustment, below zero or not) count as they do in the hand."""
     rules = view.rules
     assert view.dealer is not None
     level = None if view.level == "flag" else Rank.parse(view.level)
     current: tuple[tuple[int, Play], ...] = ()
-    points = 0
     if cand is None:
         leader = view.dealer
     else:
         leader = view.current_trick[0][0] if view.current_trick else view.seat
-        current, points = view.current_trick, view.points
+        current = view.current_trick
+    captured, adjusted = points_so_far(view)
     hand = Position.in_play(
         rules,
         hands=hands,
@@ -495,14 +497,36 @@ def rollout(
         trump=trump_order.trump,
         leader=leader,
         dealer_progress=Progress(rules.circles if level is None else 1, level),
-        captured=(0, points),
+        captured=captured,
         current=current,
+        adjustments=[("the changes so far", adjusted)] if adjusted else [],
     ).hand()
     if cand is not None:
         hand.play_trusted(view.seat, cand)  # one of ranked_plays', legal by construction
     play_out(hand, trump_order)
     assert hand.result is not None
     return _utility(view, hand.result.points)
+
+
+def points_so_far(view: View) -> tuple[tuple[int, int], int]:
+    """The points the dealer side and the scoring side took in the view's finished tricks, and the change to the
+    scoring side's points besides them: failed throws, failed dark fries, 逼红5, a referee's penalty (the view's
+    ``points`` less its tricks'). The change may take the points below zero; a position holds it as an
+    adjustment (``adjust``, docs/position.md), since the points taken in tricks never are.
+
+    >>> from chaodipi.hand import Hand
+    >>> from chaodipi.cards import shuffled_deck
+    >>> from chaodipi.rules import RuleSet
+    >>> hand = Hand(RuleSet.preset("standard"), shuffled_deck(random.Random(1)), first_seat=0, dealer=0)
+    >>> hand.adjustments.append(("failed throw by player 1", -20))
+    >>> points_so_far(hand.view(1))
+    ((0, 0), -20)
+    """
+    assert view.dealer is not None
+    taken = [0, 0]
+    for trick in view.tricks:
+        taken[0 if seat_side(trick.winner, view.dealer) is Side.DEALER else 1] += trick.points
+    return (taken[0], taken[1]), view.points - taken[1]
 
 
 def _bid_trump(view: View, action: Action) -> str:

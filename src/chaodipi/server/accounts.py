@@ -78,6 +78,7 @@ __all__ = [
     "account_of",
     "check_password",
     "check_username",
+    "client_address",
     "current",
     "refused",
 ]
@@ -457,14 +458,24 @@ class Limits:
 
     def check_login(self, address: str, key: str) -> None:
         """Count a login from ``address`` for username ``key``; :class:`RateLimited` when too many, or when
-        the username has failed too often lately (then even the right password is refused)."""
-        self._hit(self.login, "too many logins from this address: wait a little", "login", address)
-        self._hit(self.login_name, "too many logins for this username: wait a little", "login-name", key)
+        the username has failed too often lately (then even the right password is refused). When several
+        limits refuse it, the answer is the one with the longest wait (the failures' lockout, right after
+        the failures that set it), so that a client that waits its ``Retry-After`` is not refused again."""
+        refusals = []
+        try:
+            self._hit(self.login, "too many logins from this address: wait a little", "login", address)
+            self._hit(self.login_name, "too many logins for this username: wait a little", "login-name", key)
+        except RateLimited as exc:
+            refusals.append(exc)
         if not self.limiter.test(self.failed_login, "failed", key):
-            raise RateLimited(
-                "too many failed logins for this username: wait and try again",
-                self.retry_after(self.failed_login, "failed", key),
+            refusals.append(
+                RateLimited(
+                    "too many failed logins for this username: wait and try again",
+                    self.retry_after(self.failed_login, "failed", key),
+                )
             )
+        if refusals:
+            raise max(refusals, key=lambda refusal: refusal.retry_after)
 
     def failed(self, key: str) -> float:
         """Count a failed login for username ``key``; how long to wait before answering it (grows, capped)."""
@@ -618,7 +629,9 @@ async def _body(request: Request, fields: set[str]) -> dict[str, Any]:
     return body
 
 
-def _address(request: Request) -> str:
+def client_address(request: Request) -> str:
+    """The address a request comes from, which the rate limits count: its connection's, or the client's that
+    a proxy named by ``chaodipi serve --forwarded-allow-ips`` forwards (uvicorn has read the header then)."""
     return request.client.host if request.client else "?"
 
 
@@ -651,7 +664,7 @@ def _as_guest(request: Request, *, drop_session: bool) -> Response:
     csrf, new = _guest_csrf(request)
     response = JSONResponse({"account": None, "csrf": csrf})
     if new:
-        _set_cookie(request, response, CSRF_COOKIE, csrf, None)
+        _set_cookie(request, response, CSRF_COOKIE, csrf, SESSION_DAYS * 24 * 3600)
     if drop_session:
         _drop_cookie(request, response, SESSION_COOKIE)
     return response
@@ -720,7 +733,7 @@ async def register(request: Request) -> Response:
     """``POST /api/register``: a new account, logged in (201); its ``claims`` (guest seats) become its own."""
     limits: Limits = request.app.state.limits
     accounts = _accounts_of(request.app)
-    limits.check_register(_address(request))
+    limits.check_register(client_address(request))
     body = await _body(request, {"username", "password", "claims"})
     name, key = check_username(body.get("username"))
     password = check_password(body.get("password"))
@@ -754,7 +767,7 @@ async def login(request: Request) -> Response:
         key = check_username(username)[1]
     except BadUsername:
         key = "?"  # (no account has such a name: all of them share one count)
-    limits.check_login(_address(request), key)
+    limits.check_login(client_address(request), key)
     found = await _db(request.app, accounts.credentials, username)
     stored = found[1] if found is not None and found[0].kind == "person" else None
     ok, rehash = await asyncio.to_thread(accounts.verify, stored, password)
@@ -777,7 +790,8 @@ async def _logged_out(request: Request) -> Response:
 
 
 async def logout(request: Request) -> Response:
-    """``POST /api/logout``: this session ends."""
+    """``POST /api/logout``: this session ends (the body is empty or ``{}``, as the request rules say)."""
+    await _body(request, set())
     token = request.cookies.get(SESSION_COOKIE)
     if token:
         await _db(request.app, _accounts_of(request.app).close_session, token)
@@ -785,7 +799,8 @@ async def logout(request: Request) -> Response:
 
 
 async def logout_all(request: Request) -> Response:
-    """``POST /api/logout/all``: every session of the account ends (other browsers too)."""
+    """``POST /api/logout/all``: every session of the account ends (other browsers too); an empty body."""
+    await _body(request, set())
     account, _ = await current(request)
     if account is None:
         raise LoginRequired()

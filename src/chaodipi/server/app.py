@@ -47,7 +47,7 @@ from chaodipi.record import RecordError
 from chaodipi.rules import PRESET_NAMES, RuleSet
 from chaodipi.server import ledger, ratings
 from chaodipi.server.accounts import ROUTES as ACCOUNT_ROUTES
-from chaodipi.server.accounts import AccountError, Accounts, Guard, Limits, account_of, refused
+from chaodipi.server.accounts import AccountError, Accounts, Guard, Limits, account_of, client_address, refused
 from chaodipi.server.bots import BOT_NAMES
 from chaodipi.server.config import ServerConfig
 from chaodipi.server.exclusive import ServingLock
@@ -93,7 +93,7 @@ def _endpoint(handler: Handler, *, write: bool = False) -> Callable[[Request], A
 
     async def endpoint(request: Request) -> Response:
         server: Server = request.app.state.server
-        if write and not server.allow_write(request.client.host if request.client else "?"):
+        if write and not server.allow_write(client_address(request)):
             raise TableError("too many requests: wait a minute", 429)
         return await handler(request, server)
 

@@ -37,6 +37,9 @@ class ServerConfig:
     failed_login_limit: str = "5/15minutes"  # failed logins per username before every login for it is refused
     failed_login_delay_s: float = 0.5  # a failed login's answer waits this long times the failures (at most 3 s)
     allowed_origins: tuple[str, ...] = ()  # other origins (scheme://host[:port]) whose pages may write to this server
+    # the proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (addresses, networks, or "*" for any);
+    # none by default: a request's address (which the rate limits count) is its connection's
+    forwarded_allow_ips: tuple[str, ...] = ()
     chat_limit: str = "5/10second"  # chat lines one speaker may say (the ``limits`` library's notation)
 
 

@@ -15,9 +15,14 @@ The engine says what each seat's credits are (:meth:`HandResult.seat_credits
 <chaodipi.outcome.HandResult.seat_credits>`); the ledger only says whose they are:
 
 >>> from chaodipi.outcome import HandResult
->>> postings = hand_postings(7, 1, 3, "anchao", [11, None, 12, 13], (2, -2, 2, -15), escaped={3})
+>>> postings = hand_postings(7, 1, 3, "anchao", [11, None, 12, 13], (2, -2, 2, -15), left={3}, escaped={3})
 >>> [(p.account_id, p.amount, p.reason, p.key) for p in postings]
 [(11, 2, 'hand', 'hand:7:1:3:0'), (12, 2, 'hand', 'hand:7:1:3:2'), (13, -15, 'escape', 'hand:7:1:3:3')]
+
+A player who left before the first card pays nothing and gets nothing of the hand (RULES §13):
+
+>>> [(p.account_id, p.amount) for p in hand_postings(7, 1, 3, "anchao", [11, 10, 12, 13], (2, -2, 2, -2), left={3})]
+[(11, 2), (10, -2), (12, 2)]
 """
 
 from __future__ import annotations
@@ -112,15 +117,18 @@ def hand_postings(
     accounts: Sequence[int | None],
     credits: Sequence[int],
     *,
+    left: Collection[int] = (),
     escaped: Collection[int] = (),
 ) -> list[Posting]:
     """The rows of hand ``hand``: each seat's credits (``credits``, from the engine) posted to the account that
-    held the seat for the hand (``accounts``; None: a guest or a bot, nothing posted), ``escape`` for a seat
-    in ``escaped`` (it left and pays its penalty). A seat whose credits are 0 gets no row: nothing changed."""
+    held the seat for the hand (``accounts``; None: a guest or a bot, nothing posted). A seat in ``left`` (its
+    player left during the hand, 逃跑) gets only its penalty, as ``escape``, when it pays one (in ``escaped``:
+    a card had been played, RULES §13), and no row otherwise: the bot played the hand for its side, and none
+    of that side's credits are the leaver's. A seat whose credits are 0 gets no row: nothing changed."""
     out = []
     for seat in range(4):
         account, amount = accounts[seat], credits[seat]
-        if account is None or amount == 0:
+        if account is None or amount == 0 or (seat in left and seat not in escaped):
             continue
         reason = "escape" if seat in escaped else "hand"
         out.append(

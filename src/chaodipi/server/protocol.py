@@ -42,6 +42,7 @@ from starlette.requests import ClientDisconnect, Request
 
 from chaodipi.log import Action, ActionError, ActionKind
 from chaodipi.record import JSON_SAFE_INT, JSONTextError, parse_json
+from chaodipi.view import SPECTATOR
 
 __all__ = [
     "CHAT_PHRASES",
@@ -49,6 +50,7 @@ __all__ = [
     "MAX_MESSAGE_BYTES",
     "SEED_MAX",
     "SEED_MIN",
+    "WATCHING",
     "Act",
     "Again",
     "Auto",
@@ -77,6 +79,9 @@ MAX_NUMBER = 2**31
 #: A table's seed fits 64 bits, signed (the store's BIGINT column).
 SEED_MIN, SEED_MAX = -(2**63), 2**63 - 1
 
+#: The client messages only a seat may send, and what a spectator who sends one is told (``watching``).
+_SEATED = frozenset({"act", "auto", "leave", "again", "ready"})
+WATCHING = "a spectator cannot act at the table: only chat and ping"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SEED_TEXT = re.compile(r"-?[0-9]{1,19}")
 
@@ -273,7 +278,14 @@ def parse_hello(text: str | bytes) -> Hello:
 def parse_client(text: str | bytes, *, seat: int) -> ClientMessage:
     """A message from the client in ``seat``, checked for shape (legality is the engine's to check).
 
+    A spectator (``seat`` :data:`~chaodipi.view.SPECTATOR`) may only ``chat`` and ``ping``: any other message
+    of the protocol is refused ``watching``, before its fields are read (a spectator has no seat to act for).
     The :class:`ProtocolError` carries the message's ``id`` when it had a readable one.
+
+    >>> parse_client('{"type": "act", "seq": 4, "action": {"a": "pass"}}', seat=SPECTATOR)
+    Traceback (most recent call last):
+    ...
+    chaodipi.server.protocol.ProtocolError: a spectator cannot act at the table: only chat and ping
     """
     obj = loads(text)
     raw_ref = obj.get("id")
@@ -288,6 +300,8 @@ def parse_client(text: str | bytes, *, seat: int) -> ClientMessage:
 def _parse_object(obj: dict[str, Any], seat: int) -> ClientMessage:
     kind = obj.get("type")
     ref = _ref(obj)
+    if seat == SPECTATOR and kind in _SEATED:
+        raise ProtocolError(WATCHING, "watching")
     if kind == "act":
         _only(obj, {"seq", "action"})
         seq = _number(obj, "seq", required=True)

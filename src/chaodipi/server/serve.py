@@ -14,6 +14,11 @@ A connection over a time limit is answered ``408 Request Timeout`` (when nothing
 and closed; each refusal is logged. The request head is at most 16 KiB (h11's limit: 400 above it).
 A WebSocket connection leaves these limits once it is upgraded (its hello has 10 s:
 docs/protocol.md).
+
+A request's address (the one the rate limits count) is its connection's: ``X-Forwarded-For`` and
+``X-Forwarded-Proto`` are believed only from the proxies the operator names
+(``forwarded_allow_ips``, ``chaodipi serve --forwarded-allow-ips``; uvicorn alone would believe any
+client on 127.0.0.1, which could then give itself a fresh budget with each made-up address).
 """
 
 from __future__ import annotations
@@ -163,8 +168,19 @@ def guarded_protocol(config: ServerConfig, max_connections: int | None = None) -
 
 def uvicorn_options(config: ServerConfig) -> dict[str, Any]:
     """What ``chaodipi serve`` gives uvicorn besides the address: the guarded protocol, the keep-alive time,
-    the WebSocket pings and largest message, the logging."""
+    the WebSocket pings and largest message, the logging, and the proxies whose forwarded headers are believed
+    (none unless ``config.forwarded_allow_ips`` names them).
+
+    >>> options = uvicorn_options(ServerConfig())
+    >>> options["proxy_headers"], options["forwarded_allow_ips"]
+    (False, [])
+    >>> options = uvicorn_options(ServerConfig(forwarded_allow_ips=("10.0.0.1", "192.168.0.0/16")))
+    >>> options["proxy_headers"], options["forwarded_allow_ips"]
+    (True, ['10.0.0.1', '192.168.0.0/16'])
+    """
     return {
+        "proxy_headers": bool(config.forwarded_allow_ips),
+        "forwarded_allow_ips": list(config.forwarded_allow_ips),
         "http": guarded_protocol(config, connection_limit(config.max_connections)),
         "timeout_keep_alive": KEEP_ALIVE_S,
         "ws_max_size": MAX_MESSAGE_BYTES * 4,

@@ -41,6 +41,7 @@ from chaodipi.server.clock import Clock, LoopClock
 from chaodipi.server.config import ServerConfig, Stats
 from chaodipi.server.messages import ChatLine, ErrorReply, Left, Pong, Seats, TableState, Update, Welcome
 from chaodipi.server.protocol import (
+    WATCHING,
     Act,
     Again,
     Auto,
@@ -484,8 +485,8 @@ class Table(AutoPlay):
                 peer.send(Pong(self.seq, message.ref).text())
             elif isinstance(message, Chat):
                 await self._chat(peer, None, message)
-            else:
-                peer.send(ErrorReply(self.seq, "watching", "a spectator cannot act at the table", message.ref).text())
+            else:  # (parse_client refuses the others off the socket; this is one given to message() parsed)
+                peer.send(ErrorReply(self.seq, "watching", WATCHING, message.ref).text())
             return
         state = self.seats[seat]
         if state is None or peer not in state.peers:
@@ -749,13 +750,15 @@ class Table(AutoPlay):
 
     def _postings(self, number: int, result: HandResult, accounts: list[int | None]) -> list[ledger.Posting]:
         """The ledger's rows for hand ``number`` of the current game: each seat's credits (the engine's), posted
-        to ``accounts`` seat by seat, an escaper's as ``escape``; none without the credits option."""
+        to ``accounts`` seat by seat, an escaper's penalty as ``escape`` (a leaver who pays none gets no row);
+        none without the credits option."""
         credits = result.seat_credits()
         if credits is None:
             return []
-        escaped = {seat for seat in range(4) if result.escaped(seat)}
+        left = {e.player for e in result.escapes}
+        escaped = {seat for seat in left if result.escaped(seat)}
         return ledger.hand_postings(
-            self.id, self.game_number, number, self.info.room, accounts, credits, escaped=escaped
+            self.id, self.game_number, number, self.info.room, accounts, credits, left=left, escaped=escaped
         )
 
     def _left_this_game(self) -> set[int]:
