@@ -4,12 +4,15 @@ game's progress (never below level 2), a game lost ends the game; records replay
 from __future__ import annotations
 
 import copy
+import json
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from chaodipi.cards import Rank
+from chaodipi.cli import main
 from chaodipi.driver import run_hand
 from chaodipi.game import Game, team_of
 from chaodipi.hand import Hand, IllegalActionError, Phase
@@ -208,3 +211,20 @@ def test_players_cannot_send_a_penalty() -> None:
                      seat=1)  # fmt: skip
     with pytest.raises(ActionError, match="no player"):
         Action(Action.penalize(Penalty(0, "x", points=10)).kind, 1, penalty=Penalty(0, "x", points=10))
+
+
+def test_the_replay_command_proves_a_record_with_penalties_and_names_a_bad_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game, hand = _game_in_play()
+    hand.apply(Action.penalize(Penalty(0, "revoke", points=20, levels=1)))
+    hand.apply(Action.penalize(Penalty(1, "other", game_lost=True)))
+    game.finish_hand()
+    path = tmp_path / "game.json"
+    record = game_record(game)
+    path.write_text(json.dumps(record), encoding="utf-8")
+    assert main(["replay", "--quiet", str(path)]) == 0
+    record["hands"][-1]["actions"][-1]["team"] = 0  # the other team lost, by the record's own words
+    path.write_text(json.dumps(record), encoding="utf-8")
+    assert main(["replay", "--quiet", str(path)]) == 1
+    assert "result.game_lost: the record says 1, the replay gives 0" in capsys.readouterr().err
