@@ -48,6 +48,7 @@ export function makePanels(ctx) {
     phraseCtx,
     seatsSig,
     team,
+    teamNames,
     threshold,
     unchanged,
   } = ctx;
