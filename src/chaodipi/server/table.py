@@ -1030,9 +1030,9 @@ class Table(AutoPlay):
     async def penalize(self, game: int, penalty: Penalty) -> dict[str, Any]:
         """A referee's penalty (RULES §14.4) given to game ``game`` in progress here: an action of the hand's log,
         checked by the engine, stored, then told to every seat and spectator like any action. Between two hands
-        the next hand is dealt now and the penalty is its first action. :class:`TableError` (409) when that game
-        is not being played here (404: the penalty then counts in the event's result alone); the engine's refusal
-        (:class:`IllegalActionError`) says why in words."""
+        the next hand is dealt now and the penalty is its first action. :class:`TableError` with status 404 when
+        that game is not being played here (the penalty then counts in the event's result alone); the engine's
+        refusal (:class:`IllegalActionError`) says why in words."""
         current = self.game
         if current is None or current.over or self.game_number != game:
             state = "not started" if current is None else "over" if current.over else f"not game {game}"

@@ -177,12 +177,8 @@ def run(args: argparse.Namespace) -> int:
             data["warning"] = True
         if args.game_lost:
             data["game_lost"] = True
-        trial = Event.replay(event.log)
-        trial.apply("penalty", data, by=by)
-        given = trial.penalties[-1]
-        rnd = trial.rounds[given.round - 1]
-        pairing = rnd.pairing(given.table)
-        if pairing.online_table is not None and given.game > len(pairing.games) and not trial.decided(rnd, pairing):
+        given, pairing, online = event.check_penalty(data, by=by)
+        if online:
             raise EventError(
                 f"game {given.game} at online table {pairing.online_table} is being played: a penalty reaches it only "
                 f"through the server (the referee's page, or POST /api/events/{args.event}/penalties)"

@@ -1229,6 +1229,18 @@ class Event:
         """Whether the tie at this pairing is decided."""
         return self._result(rnd, pairing) is not None
 
+    def check_penalty(self, data: Mapping[str, Any], *, by: str) -> tuple[Penalty, Pairing, bool]:
+        """The penalty a ``penalty`` entry of ``data`` would give (checked on a copy: this event does not change;
+        :class:`EventError` if refused), its pairing, and whether the game it is for is still to be decided at the
+        pairing's online table (a game in progress there, which only the server can reach, RULES §14.4)."""
+        trial = Event.replay(self.log)
+        trial.apply("penalty", data, by=by)
+        given = trial.penalties[-1]
+        rnd = self.rounds[given.round - 1]  # (as it stands before the penalty: one of the game lost decides it)
+        pairing = rnd.pairing(given.table)
+        online = pairing.online_table is not None and given.game > len(pairing.games) and not self.decided(rnd, pairing)
+        return given, pairing, online
+
 
 def _median_down(values: Sequence[int]) -> int:
     """The median, rounded down (the even case: the mean of the middle two, rounded down); 0 for none."""

@@ -98,11 +98,8 @@ class EventService:
             raise EventError("unknown field 'live': the server marks a penalty given at a game in progress")
         async with self._lock(event_id):
             event: Event = await self.server.db_call(self.events.current, event_id)
-            trial = Event.replay(event.log)
-            trial.apply("penalty", data, by=by)  # (refused here: nothing reaches the table)
-            given = trial.penalties[-1]
-            pairing = trial.rounds[given.round - 1].pairing(given.table)
-            if pairing.online_table is not None:
+            given, pairing, online = event.check_penalty(data, by=by)  # (refused here: nothing reaches the table)
+            if online and pairing.online_table is not None:
                 team = pairing.a_team if pairing.side_of(given.pair) == 0 else 1 - pairing.a_team
                 try:
                     penalty = Penalty(team, given.offence, given.points, given.levels, given.warning, given.game_lost)
@@ -112,7 +109,7 @@ class EventService:
                 except TableError as exc:
                     if exc.status != 404:
                         raise EventError(f"table {pairing.online_table}: {exc}") from None
-                    live = None  # that game is not being played there: the event applies it to the result
+                    live = None  # that game is not being played there now: the event applies it to the result
                 except IllegalActionError as exc:
                     raise EventError(f"table {pairing.online_table}: {exc}") from None
                 if live is not None:
