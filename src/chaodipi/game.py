@@ -86,6 +86,14 @@ def side_ahead(
     return fallback
 
 
+def _levels_off(hand: Hand) -> tuple[int, int]:
+    """The levels 罚级 that the referee's penalties in ``hand`` take from team 0 and team 1 (RULES §14.4)."""
+    off = [0, 0]
+    for penalty in hand.penalties:
+        off[penalty.team] += penalty.levels
+    return (off[0], off[1])
+
+
 @dataclass(frozen=True, slots=True)
 class GameEnd:
     """How a game ended: the winning team, whether by its time limit (RULES §14.2), both teams' progress
@@ -135,6 +143,17 @@ class Game:
     def current(self) -> Hand | None:
         """The hand being played (or the last one), None before the first."""
         return self.hands[-1] if self.hands else None
+
+    @property
+    def progress_now(self) -> tuple[Progress, Progress]:
+        """Both teams' progress as it stands now: :attr:`progress` (after the last applied hand) less the levels
+        罚级 that penalties of the hand in progress take (RULES §14.4), which :meth:`finish_hand` takes off for good
+        after that hand's settlement (the hand is played at the level it was dealt at)."""
+        hand = self.current
+        if hand is None or not self._hand_in_progress():
+            return (self.progress[0], self.progress[1])
+        off = _levels_off(hand)
+        return (self.progress[0].lowered(off[0]), self.progress[1].lowered(off[1]))
 
     def _hand_in_progress(self) -> bool:
         """Whether a hand has been dealt that is not yet applied to the game (:meth:`finish_hand`)."""
@@ -195,17 +214,20 @@ class Game:
         hand = self.current
         if self.over or hand is None or not self._hand_in_progress():
             return None
+        now = self.progress_now
+        if hand.lost_by is not None:  # RULES §14.4: a game lost by a penalty ends it, won by the other team
+            return GameEnd(1 - hand.lost_by, False, now, len(self.hands))
         if hand.phase is Phase.REDEAL:
             if not self.time_called:
                 return None
-            return GameEnd(self._ahead(self.progress), True, (self.progress[0], self.progress[1]), len(self.hands))
+            return GameEnd(self._ahead(now), True, now, len(self.hands))
         if hand.phase is not Phase.OVER or hand.result is None or hand.dealer is None:
             return None
         res = hand.result.settlement
         dteam = team_of(hand.dealer)
-        after = [self.progress[0], self.progress[1]]
-        after[dteam], after[1 - dteam] = res.dealer, res.scoring
-        progress = (after[0], after[1])
+        after = [res.dealer, res.scoring] if dteam == 0 else [res.scoring, res.dealer]
+        off = _levels_off(hand)
+        progress = (after[0].lowered(off[0]), after[1].lowered(off[1]))
         if res.game_winner is not None:
             winner = dteam if res.game_winner is Side.DEALER else 1 - dteam
             return GameEnd(winner, False, progress, len(self.hands))
@@ -285,7 +307,14 @@ class Game:
             raise GameError("no finished hand to apply")
         if len(self.history) >= len(self.hands):
             raise GameError("the current hand is applied already")
+        if hand.lost_by is not None:  # RULES §14.4: the game is lost by a penalty; the hand was not settled
+            self.progress = list(self.progress_now)
+            self.winner = 1 - hand.lost_by
+            summary = HandSummary(len(self.hands), hand.dealer, None, (self.progress[0], self.progress[1]))
+            self.history.append(summary)
+            return summary
         if hand.phase == Phase.REDEAL:
+            self.progress = list(self.progress_now)
             summary = HandSummary(len(self.hands), None, None, (self.progress[0], self.progress[1]))
             if self.time_called:  # RULES §14.2: the time ran out during this hand, now over
                 self.winner = self._ahead(self.progress)
@@ -296,8 +325,9 @@ class Game:
         res = hand.result.settlement
         d = hand.dealer
         dteam, steam = team_of(d), 1 - team_of(d)
-        self.progress[dteam] = res.dealer
-        self.progress[steam] = res.scoring
+        off = _levels_off(hand)  # RULES §14.4 罚级: after the hand's settlement, never below level 2
+        self.progress[dteam] = res.dealer.lowered(off[dteam])
+        self.progress[steam] = res.scoring.lowered(off[steam])
         if hand.flag:
             self.flag_failures[dteam] = 0 if res.table is Side.DEALER else self.flag_failures[dteam] + 1
             if res.dealer.level is not None:

@@ -22,7 +22,9 @@ Actions, by phase:
 
 In every phase before ``OVER`` and ``REDEAL`` a player may :meth:`Hand.leave` the game in
 progress (逃跑, RULES §13), once: nothing else changes (a bot plays on for the seat), and the
-penalty is worked out when the hand is settled (:class:`EscapePenalty`).
+penalty is worked out when the hand is settled (:class:`EscapePenalty`). A referee may
+:meth:`Hand.penalize` a team in the same phases (RULES §14.4): its points change p at once, its levels
+come off at the game (:meth:`chaodipi.game.Game.finish_hand`), and a game lost ends the hand here.
 
 A whole hand, step by step (the driver, :func:`chaodipi.driver.run_hand`, does this for bots,
 people and the server):
@@ -93,6 +95,8 @@ from chaodipi.log import (
     KouDi,
     Left,
     Named,
+    Penalised,
+    Penalty,
     Settled,
     ShownBid,
     ThrowFailed,
@@ -158,7 +162,8 @@ class DecisionKind(StrEnum):
 
 _DECISION_OF = {Phase.BURY: DecisionKind.BURY, Phase.FRY: DecisionKind.FRY, Phase.PLAY: DecisionKind.PLAY}
 #: Actions that end no decision: a seat that leaves keeps its turn, a show of 5h 5h is made beside the play.
-_NO_DECISION = frozenset({ActionKind.LEAVE, ActionKind.SHOW_RED5})
+#: A referee's penalty (RULES §14.4) ends none either (unless it ends the game).
+_NO_DECISION = frozenset({ActionKind.LEAVE, ActionKind.SHOW_RED5, ActionKind.PENALTY})
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,6 +277,8 @@ class Hand(SeatViews):
         self.adjustments: list[tuple[str, int]] = []
         self.result: HandResult | None = None
         self.escapes: list[Escape] = []  # seats that left, in order (RULES §13)
+        self.penalties: list[Penalty] = []  # the referee's penalties given in this hand, in order (RULES §14.4)
+        self.lost_by: int | None = None  # the team that lost the game by a penalty during this hand (it ended here)
         self.played_out: list[Card] = []  # cards played before a position (position.py) whose tricks are not known
         self.trump_revealed = not self.dark
         self.bid_cards_revealed = not self.dark
@@ -294,6 +301,14 @@ class Hand(SeatViews):
 
     def _record(self, item: Action | Event) -> None:
         self.log.append(item)
+
+    def _adjust(self, seat: int, points: int, why: str) -> int:
+        """``points`` against ``seat``'s side in p, a public adjustment (RULES §5.2, §10.5, §11.7, §14.4): a
+        dealer-side offender gives them to the scoring side (p += points), a scoring-side one loses them
+        (p −= points). Returns the change to p."""
+        delta = points if self.side_of(seat) is Side.DEALER else -points
+        self.adjustments.append((why, delta))
+        return delta
 
     @property
     def actions(self) -> list[Action]:
@@ -792,8 +807,7 @@ class Hand(SeatViews):
             for player, bid, valid, is_fry in self.bid_log:
                 if is_fry and not valid and not unordered:
                     pen = self.rules.dark_fry_penalty or 0
-                    delta = pen if self.side_of(player) is Side.DEALER else -pen
-                    self.adjustments.append((f"failed dark fry by player {player}", delta))
+                    delta = self._adjust(player, pen, f"failed dark fry by player {player}")
                     self._record(Event(EventKind.FRY_FAILED, player, bid.cards, delta, "炒底失败"))
             self.trump_revealed = True
             # institute2023: the last fry's cards are shown after the first trick (RULES §10.5)
@@ -927,8 +941,7 @@ class Hand(SeatViews):
             res = check_throw(cards, others, self.trump_order)
             if not res.ok:
                 pen = self.rules.throw_penalty_per_card * res.penalty_cards
-                delta = pen if self.side_of(player) is Side.DEALER else -pen
-                self.adjustments.append((f"failed throw by player {player}", delta))
+                delta = self._adjust(player, pen, f"failed throw by player {player}")
                 self._record(
                     Event(
                         EventKind.THROW_FAILED,
@@ -946,8 +959,7 @@ class Hand(SeatViews):
         elif rule is not None:
             forced = min(rule.min_count(FIVE_HEARTS), cards.count(FIVE_HEARTS))
             if forced:
-                delta = RED5_PENALTY * forced * (1 if self.side_of(player) is Side.DEALER else -1)
-                self.adjustments.append((f"逼红5: player {player} had to play 5h", delta))
+                delta = self._adjust(player, RED5_PENALTY * forced, f"逼红5: player {player} had to play 5h")
                 self._record(Event(EventKind.FORCED_RED5, player, (FIVE_HEARTS,) * forced, delta, "逼红5"))
         rest = self._holds(self.hands[player], cards)
         assert rest is not None
@@ -1108,6 +1120,71 @@ class Hand(SeatViews):
         self._record(ev)
         return ev
 
+    # -- a referee's penalty 罚 (RULES §14.4) -------------------------------------------------------
+    def verify_penalize(self, penalty: object) -> Penalty:
+        """Raise unless a referee may give ``penalty`` now: in any phase until the hand is over; points only once
+        the sides are known (after bidding in a game's first hand). Returns the penalty checked."""
+        if not isinstance(penalty, Penalty):
+            raise IllegalActionError(f"a penalty (team, offence, points, levels …), not {penalty!r}")
+        if self.phase in (Phase.OVER, Phase.REDEAL):
+            raise IllegalActionError(say("penalty.over", state="over" if self.phase == Phase.OVER else "redealt"))
+        if penalty.points and self.dealer is None:
+            raise IllegalActionError(say("penalty.no_dealer"))
+        return penalty
+
+    def can_penalize(self, penalty: object) -> bool:
+        """Whether ``penalty`` may be given now (:meth:`verify_penalize` says why not)."""
+        return _passes(self.verify_penalize, penalty)
+
+    def penalize(self, penalty: object) -> Event:
+        """Give a referee's penalty against a team (RULES §14.4); everyone sees it at once (a public event).
+
+        X points go against the offending side in this hand's p, as a failed throw's do (a public adjustment:
+        the scoring side p −= X, the dealer side p += X). Levels 罚级 are kept here and come off the team's
+        progress when the game applies the hand (:meth:`chaodipi.game.Game.finish_hand`). A game lost ends the
+        hand at once (phase ``OVER``, no result): the game goes to the other team. A warning changes nothing.
+
+        >>> import random
+        >>> from chaodipi.cards import shuffled_deck
+        >>> hand = Hand(RuleSet.preset("standard"), shuffled_deck(random.Random(3)), first_seat=0, dealer=0)
+        >>> hand.penalize(Penalty(1, "revoke", points=20)).points  # team 1 scores: p −= 20
+        -20
+        >>> hand.points_so_far, hand.adjustments
+        (-20, [('penalty against team 1 (revoke)', -20)])
+        >>> hand.penalize(Penalty(0, "disturbing", game_lost=True)).kind, hand.phase, hand.lost_by
+        (<EventKind.PENALTY: 'penalty'>, <Phase.OVER: 'over'>, 0)
+        """
+        return self._penalize(self.verify_penalize(penalty))
+
+    def _penalize(self, penalty: Penalty) -> Event:
+        self._record(Action.penalize(penalty))
+        self.penalties.append(penalty)
+        delta = 0
+        if penalty.points:  # (the team's number is one of its seats: team 0 sits at 0 and 2, team 1 at 1 and 3)
+            delta = self._adjust(
+                penalty.team, penalty.points, f"penalty against team {penalty.team} ({penalty.offence})"
+            )
+        if penalty.game_lost:
+            self.lost_by = penalty.team
+            self.phase = Phase.OVER  # the game is over: nothing more is played (no result: it is not settled)
+        parts = [
+            f"{penalty.points} points" if penalty.points else "",
+            f"{penalty.levels} levels" if penalty.levels else "",
+        ]
+        parts += ["the game lost" if penalty.game_lost else "", "a warning" if penalty.warning else ""]
+        words = ", ".join(p for p in parts if p)
+        data = Penalised(penalty.team, penalty.offence, penalty.levels, penalty.warning, penalty.game_lost)
+        ev = Event(
+            EventKind.PENALTY,
+            None,
+            (),
+            delta,
+            f"罚 penalty against team {penalty.team} ({penalty.offence}): {words}",
+            data=data,
+        )
+        self._record(ev)
+        return ev
+
     # -- replay ------------------------------------------------------------------------------
     def _held_after(self, player: int, dealt: int) -> list[Card]:
         """The cards ``player`` would hold once ``dealt`` cards are dealt (for checks made ahead)."""
@@ -1118,8 +1195,8 @@ class Hand(SeatViews):
     def verify_apply(self, action: object) -> int | None:
         """Raise unless :meth:`apply` would accept ``action``; nothing is dealt to find out.
 
-        Returns the seat that acts, as checked (None only for ``close``, the countdown's end, which no
-        seat makes).
+        Returns the seat that acts, as checked (None only for ``close``, the countdown's end, and a referee's
+        ``penalty``, which no seat makes).
         """
         if not isinstance(action, Action):
             raise IllegalActionError(say("action.unknown", text=repr(action)))
@@ -1127,6 +1204,9 @@ class Hand(SeatViews):
         if kind is ActionKind.CLOSE:
             if not (self.phase == Phase.DEAL and self.bidding is not None):
                 self.verify_close_bidding()  # (during the deal: the rest is dealt, then the countdown ends)
+            return None
+        if kind is ActionKind.PENALTY:
+            self.verify_penalize(action.penalty)  # the referee's, in any phase: nothing is dealt
             return None
         player = checked_seat(action.player)  # (every kind but close has its seat: Action checks it)
         if kind is ActionKind.PLAY and self.phase is Phase.PLAY:  # (most actions are plays)
@@ -1173,13 +1253,16 @@ class Hand(SeatViews):
     def apply(self, action: object) -> Event:
         """Make ``action``: the one dispatcher of players' actions (bots, replay, the server).
 
-        A bid is made after dealing up to its ``at`` (now, if None); a leave deals nothing; any other
+        A bid is made after dealing up to its ``at`` (now, if None); a leave or a penalty deals nothing; any other
         action first deals the rest of the cards. Atomic: the action is checked first, so a refused action deals
         nothing and changes nothing.
         """
         player = self.verify_apply(action)
         assert isinstance(action, Action)  # (verify_apply refuses anything else)
         kind, cards, choose = action.kind, action.cards, action.choose
+        if kind is ActionKind.PENALTY:  # the referee's: nothing is dealt
+            assert action.penalty is not None
+            return self._penalize(action.penalty)
         if player is None:  # close: the countdown ends, after the rest of the deal
             self.deal_all()
             return self._close_bidding()

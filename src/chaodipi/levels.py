@@ -129,6 +129,20 @@ class Progress:
         """
         return (self.circle - 1) * 13 + (13 if self.level is None else int(self.level) - 2)
 
+    def lowered(self, levels: int) -> Progress:
+        """The side's progress ``levels`` levels down (罚级, RULES §14.4), never below level 2 of the first circle:
+        a circle counts 13 levels and ``flag`` one above A, as in :attr:`climbed`.
+
+        >>> Progress.parse("5").lowered(2), Progress.parse("3").lowered(4)
+        (Progress(circle=1, level=<Rank.THREE: 3>), Progress(circle=1, level=<Rank.TWO: 2>))
+        >>> Progress.parse("flag").lowered(1), Progress.parse("3", 2).lowered(3)
+        (Progress(circle=1, level=<Rank.ACE: 14>), Progress(circle=1, level=<Rank.KING: 13>))
+        """
+        if levels <= 0:
+            return self
+        left = max(0, self.climbed - levels)
+        return Progress(left // 13 + 1, Rank(2 + left % 13))
+
     @property
     def is_flag(self) -> bool:
         """Whether the side is at ``flag`` (past A, yet to win its flag hand)."""

@@ -16,6 +16,7 @@ True
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -40,6 +41,8 @@ __all__ = [
     "KouDi",
     "Left",
     "Named",
+    "Penalised",
+    "Penalty",
     "Settled",
     "ShownBid",
     "ThrowFailed",
@@ -69,10 +72,17 @@ class ActionKind(StrEnum):
     PLAY = "play"  # lead, throw or follow
     SHOW_RED5 = "show_red5"  # show 5h 5h against a flag hand (RULES §11.5)
     LEAVE = "leave"  # leave the game in progress 逃跑; a bot plays on for the seat (RULES §13)
+    PENALTY = "penalty"  # a referee's penalty 罚 against a team (RULES §14.4): no player's action
 
 
-#: Actions made by a player (every kind but ``close``).
-PLAYER_ACTIONS = frozenset(ActionKind) - {ActionKind.CLOSE}
+#: Actions made by a player (every kind but ``close`` and the referee's ``penalty``).
+PLAYER_ACTIONS = frozenset(ActionKind) - {ActionKind.CLOSE, ActionKind.PENALTY}
+#: The most points one penalty may take (RULES §14.4: 10 to 80 in seed 004's schedule, "and more" for a hidden
+#: holding, up to the game): a bound that keeps p a small number.
+MAX_PENALTY_POINTS = 1000
+#: The most levels one penalty may take (罚级): a whole game's climb.
+MAX_PENALTY_LEVELS = 12
+_OFFENCE = re.compile(r"[a-z][a-z0-9_]{0,31}")
 
 
 def is_seat(value: object) -> TypeGuard[int]:
@@ -101,7 +111,83 @@ def _seat(value: object, what: str) -> int:
     return value
 
 
-def _checked_action(kind: object, player: object, cards: object, choose: object, at: object) -> ActionKind:
+@dataclass(frozen=True, slots=True)
+class Penalty:
+    """A referee's penalty 罚 against one team (RULES §14.4), as the hand's log records it.
+
+    ``team``: the offending team (0: seats 0 and 2, 南北; 1: seats 1 and 3, 东西). ``offence``: what it is for,
+    a short key (the event's schedule: ``revoke``, ``slow_bury``, ``other`` …). ``points`` X: taken against
+    the offending side in the current hand's p (a scoring side p −= X, a dealer side p += X; a multiple of 5,
+    as p is, §11.1). ``levels`` 罚级: the offending side's progress goes down that many levels (never below
+    level 2). ``game_lost``: the game ends at once, won by the other team. ``warning``: shown, changes nothing.
+    At least one of them is given; what is wrong is said in words (:class:`ActionError`).
+
+    >>> Penalty(1, "revoke", points=20).to_json()
+    {'team': 1, 'offence': 'revoke', 'points': 20}
+    >>> Penalty(0, "other")
+    Traceback (most recent call last):
+    ...
+    chaodipi.log.ActionError: a penalty is a warning, points, levels or the game lost: this one gives none
+    """
+
+    team: int
+    offence: str = "other"
+    points: int = 0
+    levels: int = 0
+    warning: bool = False
+    game_lost: bool = False
+
+    def __post_init__(self) -> None:
+        if self.team not in (0, 1) or isinstance(self.team, bool):
+            raise ActionError(f"a penalty's team is 0 (seats 0 and 2) or 1 (seats 1 and 3), not {self.team!r}")
+        if not isinstance(self.offence, str) or not _OFFENCE.fullmatch(self.offence):
+            raise ActionError(
+                f"a penalty's offence is a short key of lower-case letters, digits and _ (revoke), not {self.offence!r}"
+            )
+        for name, most in (("points", MAX_PENALTY_POINTS), ("levels", MAX_PENALTY_LEVELS)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
+                raise ActionError(f"a penalty's {name} is a whole number from 0 to {most}, not {value!r}")
+        if self.points % 5:
+            raise ActionError(f"a penalty's points are a multiple of 5, as p is (RULES §11.1), not {self.points}")
+        for name in ("warning", "game_lost"):
+            if not isinstance(getattr(self, name), bool):
+                raise ActionError(f"a penalty's {name} is true or false, not {getattr(self, name)!r}")
+        if not (self.points or self.levels or self.warning or self.game_lost):
+            raise ActionError("a penalty is a warning, points, levels or the game lost: this one gives none")
+
+    #: The fields of a penalty as a record's line writes them (beside ``"a": "penalty"``).
+    FIELDS = ("team", "offence", "points", "levels", "warning", "game_lost")
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"team": 1, "offence": "revoke", "points": 20}``: the team and offence, then what it gives (the
+        others, 0 or false, left out)."""
+        out: dict[str, Any] = {"team": self.team, "offence": self.offence}
+        for name in self.FIELDS[2:]:
+            value = getattr(self, name)
+            if value:
+                out[name] = value
+        return out
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> Penalty:
+        """Read :meth:`to_json`'s fields (the others of ``obj`` are the caller's); :class:`ActionError` if wrong."""
+        for name in ("team", "offence"):
+            if name not in obj:
+                raise ActionError(f"a penalty needs its {name!r} ({obj!r})")
+        return cls(
+            obj["team"],
+            obj["offence"],
+            obj.get("points", 0),
+            obj.get("levels", 0),
+            obj.get("warning", False),
+            obj.get("game_lost", False),
+        )
+
+
+def _checked_action(
+    kind: object, player: object, cards: object, choose: object, at: object, penalty: object = None
+) -> ActionKind:
     """The kind of the action made of these fields; :class:`ActionError` if they do not make one."""
     if type(kind) is not ActionKind:
         try:
@@ -109,6 +195,16 @@ def _checked_action(kind: object, player: object, cards: object, choose: object,
         except ValueError:
             kinds = ", ".join(ActionKind)
             raise ActionError(f"unknown action {kind!r}; the actions are {kinds}") from None
+    if kind is ActionKind.PENALTY:
+        if player is not None or cards or choose is not None or at is not None:
+            raise ActionError("a penalty (RULES §14.4) is the referee's: it names a team, no player, cards or trump")
+        if not isinstance(penalty, Penalty):
+            raise ActionError(
+                f"a penalty action carries its penalty (team, offence, points, levels …), not {penalty!r}"
+            )
+        return kind
+    if penalty is not None:
+        raise ActionError(f"only a penalty action carries a penalty, not a {kind} action")
     if kind in PLAYER_ACTIONS:
         _seat(player, f"the player of a {kind} action")
     elif player is not None:
@@ -132,7 +228,8 @@ class Action:
 
     ``player`` is the seat (None only for ``close``); ``cards`` the cards shown, buried or
     played; ``choose`` the trump named with a 5h 5h bid or fry (``s``, ``h``, ``c``, ``d``,
-    ``nt``); ``at`` the number of cards dealt when a bid was made (None: now).
+    ``nt``); ``at`` the number of cards dealt when a bid was made (None: now); ``penalty`` only in a referee's
+    ``penalty`` action (RULES §14.4), which has no player.
     """
 
     kind: ActionKind
@@ -140,10 +237,12 @@ class Action:
     cards: tuple[Card, ...] = ()
     choose: str | None = None
     at: int | None = None
+    penalty: Penalty | None = None
 
     def __post_init__(self) -> None:
         # The fields as given (the compiled build would check self.kind and the others against their types first).
-        given = [object.__getattribute__(self, name) for name in ("kind", "player", "cards", "choose", "at")]
+        names = ("kind", "player", "cards", "choose", "at", "penalty")
+        given = [object.__getattribute__(self, name) for name in names]
         kind = _checked_action(*given)
         if kind is not given[0]:
             object.__setattr__(self, "kind", kind)
@@ -163,6 +262,7 @@ class Action:
         put(action, "cards", cards)
         put(action, "choose", None)
         put(action, "at", None)
+        put(action, "penalty", None)
         return action
 
     @classmethod
@@ -209,6 +309,15 @@ class Action:
         """
         return cls(ActionKind.LEAVE, player)
 
+    @classmethod
+    def penalize(cls, penalty: Penalty) -> Action:
+        """A referee's penalty (RULES §14.4): ``{"a": "penalty", "team": 1, "offence": "revoke", "points": 20}``.
+
+        >>> Action.penalize(Penalty(0, "disturbing", levels=1)).to_json()
+        {'a': 'penalty', 'team': 0, 'offence': 'disturbing', 'levels': 1}
+        """
+        return cls(ActionKind.PENALTY, penalty=penalty)
+
     # -- JSON -----------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
         """The record form: ``{"a": kind, "p": player, "cards": "…", "choose": …, "at": n}`` (empty fields left out)."""
@@ -221,6 +330,8 @@ class Action:
             out["choose"] = self.choose
         if self.at is not None:
             out["at"] = self.at
+        if self.penalty is not None:
+            out.update(self.penalty.to_json())
         return out
 
     @classmethod
@@ -228,6 +339,13 @@ class Action:
         """Read :meth:`to_json`'s form; :class:`ActionError` says what is wrong."""
         if not isinstance(obj, dict) or not isinstance(obj.get("a"), str):
             raise ActionError(f"an action must be an object with 'a', not {obj!r}")
+        if obj["a"] == ActionKind.PENALTY.value:
+            extra = set(obj) - {"a", *Penalty.FIELDS}
+            if extra:
+                raise ActionError(
+                    f"a penalty has the fields a, {', '.join(Penalty.FIELDS)}, not {', '.join(sorted(extra))}"
+                )
+            return cls.penalize(Penalty.from_json(obj))
         extra = set(obj) - {"a", "p", "cards", "choose", "at"}
         if extra:
             raise ActionError(f"an action has the fields a, p, cards, choose and at, not {', '.join(sorted(extra))}")
@@ -265,6 +383,7 @@ class EventKind(StrEnum):
     KOU_DI = "kou_di"
     KITTY_SHOWN = "kitty_shown"
     LEFT = "left"  # a player left the game in progress 逃跑 (RULES §13); public
+    PENALTY = "penalty"  # a referee's penalty (RULES §14.4): its points change p at once; public
     SETTLED = "settled"
 
 
@@ -358,6 +477,31 @@ class Left:
 
 
 @dataclass(frozen=True, slots=True)
+class Penalised:
+    """A referee's penalty (``penalty``, RULES §14.4): against ``team`` for ``offence``; the event's ``points`` are
+    its change to the scoring side's p (−X against the scoring side, +X against the dealer side); ``levels`` come
+    off the team's progress, ``game_lost`` ends the game, ``warning`` changes nothing."""
+
+    team: int
+    offence: str
+    levels: int = 0
+    warning: bool = False
+    game_lost: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"team": 1, "offence": "revoke"}``, and ``"levels": 2``, ``"warning": true``, ``"game_lost": true``
+        when given."""
+        out: dict[str, Any] = {"team": self.team, "offence": self.offence}
+        if self.levels:
+            out["levels"] = self.levels
+        if self.warning:
+            out["warning"] = True
+        if self.game_lost:
+            out["game_lost"] = True
+        return out
+
+
+@dataclass(frozen=True, slots=True)
 class Settled:
     """The hand is settled (``settled``, RULES §11): ``notes``, the settlement line by line."""
 
@@ -369,7 +513,7 @@ class Settled:
 
 
 #: An event's typed payload: what it says beyond player, cards and points (None for most kinds).
-EventData = Named | TrumpSet | ThrowFailed | TrickWon | KouDi | Left | Settled
+EventData = Named | TrumpSet | ThrowFailed | TrickWon | KouDi | Left | Penalised | Settled
 
 
 def _data_from_json(kind: EventKind, obj: dict[str, Any]) -> EventData | None:
@@ -392,6 +536,13 @@ def _data_from_json(kind: EventKind, obj: dict[str, Any]) -> EventData | None:
         return KouDi(_whole(obj["multiplier"], "multiplier"))
     if kind is EventKind.LEFT and "penalty" in obj:
         return Left(_text(obj["penalty"], "penalty"))
+    if kind is EventKind.PENALTY and "team" in obj:
+        levels, warning, lost = obj.get("levels", 0), obj.get("warning", False), obj.get("game_lost", False)
+        if not isinstance(warning, bool) or not isinstance(lost, bool):
+            raise ValueError("warning and game_lost must be true or false")
+        return Penalised(
+            _whole(obj["team"], "team"), _text(obj.get("offence"), "offence"), _whole(levels, "levels"), warning, lost
+        )
     if kind is EventKind.SETTLED and ("notes" in obj or "note_data" in obj):
         return Settled(notes_from_json(obj))
     return None

@@ -319,6 +319,16 @@ PHRASES: dict[str, Template] = {
     "red5.again": _r("", lambda v: "5h 5h was already shown"),
     "leave.over": _r("state", lambda v: f"the hand is {v['state']}: nobody leaves it now"),
     "leave.again": _r("player", lambda v: f"player {v['player']} has already left this hand"),
+    # a referee's penalty (RULES §14.4)
+    "penalty.over": _r(
+        "state", lambda v: f"the hand is {v['state']}: a penalty now counts in the game's result, not in this hand"
+    ),
+    "penalty.no_dealer": _r(
+        "",
+        lambda v: (
+            "the sides are not known before bidding ends in a game's first hand: give the points once the dealer is"
+        ),
+    ),
     # the settlement 结算 (RULES §11), line by line
     "note.table_keep": _n(
         "points threshold gain",

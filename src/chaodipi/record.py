@@ -63,6 +63,7 @@ __all__ = [
     "parse_deal",
     "parse_json",
     "replay",
+    "result_json",
     "seed_from_json",
     "seed_to_json",
     "unfinished_at",
@@ -98,6 +99,7 @@ ACTION_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "show_red5": (frozenset({"a", "p"}), frozenset()),
     "play": (frozenset({"a", "p", "cards"}), frozenset()),
     "leave": (frozenset({"a", "p"}), frozenset()),
+    "penalty": (frozenset({"a", "team", "offence"}), frozenset({"points", "levels", "warning", "game_lost"})),
 }
 DEAL_SIZE = 108
 CARD_CODES = {str(c): c for c in Card.ALL}  # the 54 cards as the engine writes them, 2 characters each
@@ -201,11 +203,20 @@ def hand_record(number: int, hand: Hand) -> dict[str, Any]:
         "deal": format_deal(hand.deck),
         "actions": [a.to_json() for a in hand.actions],
     }
-    if hand.phase == Phase.REDEAL:
-        out["result"] = "redeal"
-    elif hand.result is not None:
-        out["result"] = hand.result.to_json()
+    result = result_json(hand)
+    if result is not None:
+        out["result"] = result
     return out
+
+
+def result_json(hand: Hand) -> Any:
+    """A hand's ``result`` as a record stores it: ``"redeal"``, the settled result, ``{"game_lost": team}`` for a
+    hand that a penalty's game lost ended (RULES §14.4), or None while the hand is not over."""
+    if hand.phase == Phase.REDEAL:
+        return "redeal"
+    if hand.lost_by is not None:
+        return {"game_lost": hand.lost_by}
+    return None if hand.result is None else hand.result.to_json()
 
 
 def game_record(game: Game, *, players: list[str] | None = None) -> dict[str, Any]:
@@ -508,7 +519,7 @@ def _replay_hand(
                 f"({_stop(hand)})"
             )
         return hand
-    result: Any = "redeal" if hand.phase == Phase.REDEAL else hand.result.to_json() if hand.result else None
+    result = result_json(hand)
     if "result" not in rec:
         raise RecordError(f"hand {i}: result missing: the hand is over after its {len(actions)} actions")
     _compare(f"hand {i}: result", rec["result"], result)
@@ -556,7 +567,7 @@ def _action(i: int, k: int, raw: object) -> Action:
         raise RecordError(f"{where}: 'p' is a seat 0..3, not {_brief(p)}")
     if not _is_int(at) or not 0 <= at <= DEAL_SIZE:
         raise RecordError(f"{where}: 'at' is a number of cards dealt 0..{DEAL_SIZE}, not {_brief(at)}")
-    for key in ("cards", "choose"):
+    for key in ("cards", "choose", "offence"):
         if key in raw and not (isinstance(raw[key], str) and raw[key]):
             raise RecordError(f"{where}: '{key}' is a text, not {_brief(raw[key])}")
     try:
@@ -734,6 +745,8 @@ def describe_hand(number: int, hand: Hand) -> Iterator[str]:
         )
         for esc in res.escapes:
             yield f"   逃跑: {_seat(esc.player)} left and pays {esc.penalty} credits"
+    if hand.lost_by is not None:
+        yield f"   the game is lost by a penalty (RULES §14.4): team {hand.lost_by} loses, the hand is not settled"
 
 
 def describe_game(game: Game) -> Iterator[str]:

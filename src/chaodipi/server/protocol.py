@@ -314,6 +314,10 @@ def _parse_object(obj: dict[str, Any], seat: int) -> ClientMessage:
             raise ProtocolError(f"you sit in seat {seat}, not seat {_show(player)}", "not_your_seat")
         if raw.get("a") == ActionKind.CLOSE.value:
             raise ProtocolError("the countdown is closed by the table's clock, not by a player", "illegal")
+        if raw.get("a") == ActionKind.PENALTY.value:
+            raise ProtocolError(
+                "a penalty is the referee's (RULES §14.4), given through the event, not a player's", "illegal"
+            )
         if "at" in raw:
             raise ProtocolError("'at' is the server's to set: a bid is made when it arrives")
         try:

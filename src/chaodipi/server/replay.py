@@ -29,7 +29,7 @@ from typing import Any
 
 from chaodipi.hand import Action, Hand, Phase
 from chaodipi.log import ActionKind
-from chaodipi.record import replay, seed_to_json
+from chaodipi.record import replay, result_json, seed_to_json
 
 __all__ = ["MAX_RECORD_BYTES", "replay_frames"]
 
@@ -41,6 +41,7 @@ _STEP_ACTIONS = {
     ActionKind.BURY: "bury",
     ActionKind.FRY: "fry",
     ActionKind.LEAVE: "left",
+    ActionKind.PENALTY: "penalty",
     ActionKind.SHOW_RED5: "red5",
 }
 
@@ -104,7 +105,7 @@ def replay_frames(record: object) -> dict[str, Any]:
                 "level": "flag" if hand.level is None else hand.level.symbol,
                 "trump": trump,
                 "log": [e.to_json() for e in hand.iter_events()],
-                "result": "redeal" if hand.result is None else hand.result.to_json(),
+                "result": result_json(hand),
                 "frames": frames.hands.get(i, []),
             }
         )

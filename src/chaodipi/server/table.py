@@ -30,8 +30,9 @@ from typing import Any, TypeVar
 
 from chaodipi.game import Game, GameEnd
 from chaodipi.hand import Hand
-from chaodipi.log import Action, ActionKind, IllegalActionError
+from chaodipi.log import Action, ActionKind, IllegalActionError, Penalty
 from chaodipi.outcome import HandResult
+from chaodipi.phrases import say
 from chaodipi.rules import RuleSet
 from chaodipi.server import ledger, ratings
 from chaodipi.server.autoplay import AutoPlay, BotDone
@@ -623,8 +624,9 @@ class Table(AutoPlay):
         """What the action that ends ``hand`` also writes, in its transaction: each account's credits for the
         hand (the ledger), and when the hand ends the game, the game's result and the players' ratings."""
         result = hand.result
-        assert result is not None and hand.dealer is not None and self.game is not None
-        postings = self._postings(self.hand_number, result, self.hand_accounts)
+        assert self.game is not None
+        # (a hand that a penalty's game lost ended has no result, RULES §14.4: nobody's credits change)
+        postings = [] if result is None else self._postings(self.hand_number, result, self.hand_accounts)
         end = self.game.end_after_hand()  # the game's end, if this hand ends it (by climbing, or by time)
         ending = self._game_end(end) if end is not None else None
 
@@ -1028,6 +1030,28 @@ class Table(AutoPlay):
         self._schedule()
         return {"table": self.id, "seat": seat, "escaped": in_game}
 
+    async def penalize(self, game: int, penalty: Penalty) -> dict[str, Any]:
+        """A referee's penalty (RULES §14.4) given to game ``game`` in progress here: an action of the hand's log,
+        checked by the engine, stored, then told to every seat and spectator like any action. Between two hands
+        the next hand is dealt now and the penalty is its first action. :class:`TableError` with status 404 when
+        that game is not being played here (the penalty then counts in the event's result alone); the engine's
+        refusal (:class:`IllegalActionError`) says why in words."""
+        current = self.game
+        if current is None or current.over or self.game_number != game:
+            state = "not started" if current is None else "over" if current.over else f"not game {game}"
+            raise TableError(
+                f"game {game} is not being played at table {self.id} (game {self.game_number}: {state})", 404
+            )
+        hand = self._hand()
+        if hand is not None and not self.hand_settled:
+            await self._accept(Action.penalize(penalty))
+        else:
+            if penalty.points and current.next_dealer is None:  # (the first hand again, a redeal: no sides yet)
+                raise IllegalActionError(say("penalty.no_dealer"))
+            self.pause_due = None
+            await self._start_hand(penalty=penalty)
+        return {"table": self.id, "game": self.game_number, "hand": self.hand_number, "seq": self.seq}
+
     async def _again(self) -> None:
         if self.game is None or not self.game.over:
             raise TableError("the game is not over")
@@ -1072,8 +1096,9 @@ class Table(AutoPlay):
 
         self.game_accounts = await self._db(self.store.write, write)
 
-    async def _start_hand(self, *, leaving: int | None = None) -> None:
-        """Deal the next hand, stored before anyone hears of it; ``leaving``: a seat whose leave is its first action."""
+    async def _start_hand(self, *, leaving: int | None = None, penalty: Penalty | None = None) -> None:
+        """Deal the next hand, stored before anyone hears of it; ``leaving``: a seat whose leave is its first action,
+        ``penalty``: a referee's penalty that is (:meth:`penalize`)."""
         game = self.game
         if game is None or game.over:
             return
@@ -1089,6 +1114,8 @@ class Table(AutoPlay):
         self.status = TableStatus.PLAYING
         if leaving is not None:
             await self._accept(Action.leave(leaving))
+        if penalty is not None:
+            await self._accept(Action.penalize(penalty))
         self._broadcast()
         self._schedule()
 
@@ -1195,7 +1222,7 @@ class Table(AutoPlay):
         out: dict[str, Any] = {
             "number": self.game_number,
             "hands": len(game.hands),
-            "levels": [p.to_json() for p in game.progress],
+            "levels": [p.to_json() for p in game.progress_now],  # (less a penalty's levels at once, RULES §14.4)
             "credits": list(game.credits) if self.rules.credits else None,
             "over": game.over,
             "winner": game.winner,

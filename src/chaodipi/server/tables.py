@@ -20,6 +20,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
+from chaodipi.log import Action
 from chaodipi.rules import RuleError, RuleSet
 from chaodipi.server.bots import BOT_NAMES, BotRunner
 from chaodipi.server.bus import Bus, BusError
@@ -87,7 +88,7 @@ class TableLink(Protocol):
 #: WebSocket close code of a server that stops (its tables go to other processes, or wait for its restart).
 CLOSE_RESTART = 1012
 #: What a lobby request to a table asks of it (:meth:`Server.table_op`), run in the table's task.
-TABLE_OPS = ("summary", "seat", "fill", "leave", "claim")
+TABLE_OPS = ("summary", "seat", "fill", "leave", "claim", "penalty")
 
 
 class Server:
@@ -621,6 +622,10 @@ async def _run_op(table: Table, op: str, args: dict[str, Any]) -> Any:
         account = _account(args["account"])
         assert account is not None
         return await table.call(functools.partial(table.claim, str(args["token"]), account))
+    if op == "penalty":  # a referee's, through the table's event (RULES §14.4)
+        penalty = Action.from_json({"a": "penalty", **args["penalty"]}).penalty
+        assert penalty is not None
+        return await table.call(functools.partial(table.penalize, int(args["game"]), penalty))
     raise TableError(f"unknown table request {op!r}", 400)
 
 

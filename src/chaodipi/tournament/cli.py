@@ -182,6 +182,12 @@ def run(args: argparse.Namespace) -> int:
             data["warning"] = True
         if args.game_lost:
             data["game_lost"] = True
+        given, pairing, online = event.check_penalty(data, by=by)
+        if online:
+            raise EventError(
+                f"game {given.game} at online table {pairing.online_table} is being played: a penalty reaches it only "
+                f"through the server (the referee's page, or POST /api/events/{args.event}/penalties)"
+            )
         event = store.append(args.event, "penalty", data, by=by)
         console.print(json.dumps(event.penalties[-1].to_json(), ensure_ascii=False))
     elif cmd == "pairings":

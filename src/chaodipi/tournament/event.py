@@ -418,6 +418,9 @@ class Penalty:
     note: str
     by: str
     at: str
+    # given to the game in progress at the pairing's online table (RULES §14.4): its points and levels are in the
+    # game's own result already, and count only there (the ``live`` of the entry, which the server writes)
+    live: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The penalty as the event's pages list it."""
@@ -436,6 +439,7 @@ class Penalty:
             "note": self.note,
             "by": self.by,
             "at": self.at,
+            "live": self.live,
         }
 
 
@@ -863,10 +867,7 @@ class Event:
 
     def _op_penalty(self, entry: Entry) -> None:
         d = entry.data
-        _only(
-            d,
-            {"round", "table", "pair", "offence", "cards", "points", "levels", "warning", "game_lost", "game", "note"},
-        )
+        _only(d, {*PENALTY_FIELDS, "live"})
         rnd, pairing = self._started(d)
         side = _side(d.get("pair"))
         pair_id = pairing.pairs[side]
@@ -893,6 +894,9 @@ class Event:
         game = _int(d, "game", 1, rnd.best_of, counted if self._result(rnd, pairing) else counted + 1)
         if not (points or levels or warning or game_lost):
             raise EventError("a penalty is a warning, points, levels or the game lost")
+        live = d.get("live")  # where the server gave it to the game in progress: {"table", "game", "hand", "seq"}
+        if live is not None and not (isinstance(live, Mapping) and pairing.online_table is not None):
+            raise EventError("only the server marks a penalty given at an online table's game in progress ('live')")
         self.penalties.append(
             Penalty(
                 len(self.penalties) + 1,
@@ -909,6 +913,7 @@ class Event:
                 _text(d, "note", 200, default=""),
                 entry.by,
                 entry.at,
+                live is not None,
             )
         )
         if kind.disqualify and not self.pairs[pair_id].withdrawn:
@@ -955,8 +960,8 @@ class Event:
 
     def _levels_off(self, rnd: Round, pairing: Pairing, game: int) -> tuple[int, int]:
         off = [0, 0]
-        for p in self.penalties:
-            if p.round == rnd.number and p.table == pairing.table and p.game == game and p.levels:
+        for p in self.penalties:  # (a live penalty's levels are in the online game's final levels already)
+            if p.round == rnd.number and p.table == pairing.table and p.game == game and p.levels and not p.live:
                 off[pairing.side_of(p.pair)] += p.levels
         return (off[0], off[1])
 
@@ -1306,6 +1311,18 @@ class Event:
     def decided(self, rnd: Round, pairing: Pairing) -> bool:
         """Whether the tie at this pairing is decided."""
         return self._result(rnd, pairing) is not None
+
+    def check_penalty(self, data: Mapping[str, Any], *, by: str) -> tuple[Penalty, Pairing, bool]:
+        """The penalty a ``penalty`` entry of ``data`` would give (checked on a copy: this event does not change;
+        :class:`EventError` if refused), its pairing, and whether the game it is for is still to be decided at the
+        pairing's online table (a game in progress there, which only the server can reach, RULES §14.4)."""
+        trial = Event.replay(self.log)
+        trial.apply("penalty", data, by=by)
+        given = trial.penalties[-1]
+        rnd = self.rounds[given.round - 1]  # (as it stands before the penalty: one of the game lost decides it)
+        pairing = rnd.pairing(given.table)
+        online = pairing.online_table is not None and given.game > len(pairing.games) and not self.decided(rnd, pairing)
+        return given, pairing, online
 
 
 def _check_winner(game: GameResult, number: int) -> None:

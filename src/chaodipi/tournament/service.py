@@ -8,6 +8,10 @@ outcomes by the table's owner (:meth:`chaodipi.server.store.Store.game_outcomes`
 turns it into the event's ``game`` entry: at once through the server's game listeners, and, for a game
 whose listener never ran (a process died between the two), by :meth:`EventService.catch_up`, which
 every process runs every few seconds. Entries are idempotent: a game already in the log is skipped.
+
+A referee's penalty at an online table (:meth:`EventService.penalty`, RULES §14.4) reaches the game in progress
+there: it is an action of the hand's log (stored, then told to the players and spectators), and the event's entry
+says so (``live``), so that the event does not take its levels a second time from the game's result.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ import random
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from chaodipi.log import IllegalActionError, Penalty
 from chaodipi.server.store import GameOutcome
+from chaodipi.server.table import TableError
 from chaodipi.server.tables import Server
 from chaodipi.tournament.event import Event, EventError, Pair, Pairing, Round
 from chaodipi.tournament.store import EventStore
@@ -82,6 +88,34 @@ class EventService:
         async with self._lock(event_id):
             event: Event = await self.server.db_call(self.events.append, event_id, op, data, by=by)
             return event
+
+    # -- a referee's penalty (RULES §14.4) -------------------------------------------------------------------
+    async def penalty(self, event_id: int, data: dict[str, Any], by: str) -> Event:
+        """Give a penalty: checked by the event first; at an online table whose game it is for is being played, given
+        to that game too (an action of the hand's log, stored and told to all before this returns) and logged
+        ``live``; otherwise (a physical table, a game over) logged alone, and the event applies it to the result."""
+        if "live" in data:
+            raise EventError("unknown field 'live': the server marks a penalty given at a game in progress")
+        async with self._lock(event_id):
+            event: Event = await self.server.db_call(self.events.current, event_id)
+            given, pairing, online = event.check_penalty(data, by=by)  # (refused here: nothing reaches the table)
+            if online and pairing.online_table is not None:
+                team = pairing.a_team if pairing.side_of(given.pair) == 0 else 1 - pairing.a_team
+                try:
+                    penalty = Penalty(team, given.offence, given.points, given.levels, given.warning, given.game_lost)
+                    live = await self.server.table_op(
+                        pairing.online_table, "penalty", game=given.game, penalty=penalty.to_json()
+                    )
+                except TableError as exc:
+                    if exc.status != 404:
+                        raise EventError(f"table {pairing.online_table}: {exc}") from None
+                    live = None  # that game is not being played there now: the event applies it to the result
+                except IllegalActionError as exc:
+                    raise EventError(f"table {pairing.online_table}: {exc}") from None
+                if live is not None:
+                    data = {**data, "live": live}
+            out: Event = await self.server.db_call(self.events.append, event_id, "penalty", data, by=by)
+            return out
 
     # -- starting a round ------------------------------------------------------------------------------
     async def start_round(self, event_id: int, number: int, by: str) -> Event:

@@ -391,6 +391,19 @@ def _simple(op: str, *, organiser: bool, fields: set[str], path: tuple[str, ...]
     return handler
 
 
+async def give_penalty(request: Request) -> Response:
+    """``POST /api/events/{id}/penalties``: a referee's penalty (RULES §14.4); at an online table it reaches the game
+    in progress at once (:meth:`EventService.penalty`)."""
+    event_id = _event_id(request)
+    who, _ = await _staff(request, event_id, organiser=False)
+    body = await read_object(request, MAX_EVENT_BODY, "penalty")
+    unknown = sorted(set(body) - PENALTY_FIELDS)
+    if unknown:
+        raise EventError(f"unknown field {unknown[0]!r}")
+    event = await _service(request).penalty(event_id, body, who[1])
+    return JSONResponse({"version": event.version, "live": event.penalties[-1].live})
+
+
 async def pair_round(request: Request) -> Response:
     """``POST /api/events/{id}/rounds``: pair the next round (a draft until published)."""
     event_id = _event_id(request)
@@ -477,17 +490,6 @@ ROUTES = [
         ),
         methods=["POST"],
     ),
-    Route(
-        "/api/events/{event_id}/penalties",
-        _answer(
-            _simple(
-                "penalty",
-                organiser=False,
-                fields=set(PENALTY_FIELDS),
-            ),
-            write=True,
-        ),
-        methods=["POST"],
-    ),
+    Route("/api/events/{event_id}/penalties", _answer(give_penalty, write=True), methods=["POST"]),
     Route("/api/referee", _answer(ask_referee), methods=["POST"]),
 ]

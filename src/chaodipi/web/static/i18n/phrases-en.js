@@ -67,6 +67,8 @@ export default {
   "phrase.red5.again": "the two 5 of hearts were already shown",
   "phrase.leave.over": "the hand is over ({state}): nobody leaves it now",
   "phrase.leave.again": "{player} has already left this hand",
+  "phrase.penalty.over": "the hand is {state}: a penalty now counts in the game's result, not in this hand",
+  "phrase.penalty.no_dealer": "the sides are not known before bidding ends in a game's first hand: give the points once the dealer is",
   // -- settlement notes
   "phrase.note.table_keep": "{points} points < {threshold}: the dealer side keeps the table and goes up {gain}",
   "phrase.note.table_take": "{points} points ≥ {threshold}: the scoring side takes the table and goes up {gain}",

@@ -67,6 +67,8 @@ export default {
   "phrase.red5.again": "双红5已经亮过了",
   "phrase.leave.over": "这一手已经{state}，现在不用离开",
   "phrase.leave.again": "{player}已经离开这一手",
+  "phrase.penalty.over": "这一手已经{state}：现在的处罚计入这一局的结果，不计入这一手",
+  "phrase.penalty.no_dealer": "第一手叫牌结束前庄家未定，不分庄家方和抓分方：等庄家定了再罚分",
   // -- settlement notes 结算
   "phrase.note.table_keep": "得分 {points} < {threshold}：庄家方保庄，升 {gain} 级",
   "phrase.note.table_take": "得分 {points} ≥ {threshold}：抓分方上台，升 {gain} 级",

@@ -6,6 +6,7 @@ import { cardPoints, parseCards, rankOrder } from './cards.js';
 import { el } from './dom.js';
 import { backCard, cardsRow, hasShared, sharedOr, trumpEl } from './replay-common.js';
 import { notesText } from './phrases.js';
+import { offenceWords, penaltyWhat } from './table-panels.js';
 
 export function makePanels(ctx) {
   const {
@@ -151,7 +152,9 @@ export function makePanels(ctx) {
     const who = e.p !== undefined && e.p !== null ? playerName(e.p) : '';
     const detail = e.e === 'settled' ? notesText(e, { seatName: (n) => playerName(n) }).join(t('common.noteSep')) : e.detail || '';
     const params = { name: who, points: e.points || 0, detail, kind: e.e, no: trickNo };
-    if (e.e === 'frying_over') {
+    if (e.e === 'penalty') {
+      Object.assign(params, { team: teamName(e.team), offence: offenceWords(e.offence), what: penaltyWhat(e) });
+    } else if (e.e === 'frying_over') {
       params.trump = e.trump ? trumpWord(e.trump) : '';
     } else if ((e.e === 'bid' || e.e === 'fried') && e.choose) {
       params.trump = trumpWord(e.choose);

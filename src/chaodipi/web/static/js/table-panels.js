@@ -1,11 +1,37 @@
 // The table page's side panels: trump, level and dealer; the scoring side's points and point cards; both
 // teams' levels; the last trick, the bids, the kitty and the event log.
 // Part of the table page (table.js): `makePanels(ctx)` is given the page's state and helpers and returns its drawing functions.
-import { has, t } from './i18n.js';
+import { getLang, has, t } from './i18n.js';
+import * as api from './api.js';
 import { cardPoints, miniCards, parseCards, rankOrder } from './cards.js';
 import { el } from './dom.js';
 import { levelText, richText, trumpEl } from './table-common.js';
 import { notesText } from './phrases.js';
+
+// RULES §14.4's schedule (GET /api/events/penalties: each offence's words in both languages), asked once a page
+// when a referee's penalty is first shown; until it comes the offence's key stands for its words.
+let schedule = null;
+let scheduleAsked = false;
+
+/** A penalty's offence in the reader's language (the event's schedule), or its key; ``then`` redraws once known. */
+export function offenceWords(key, then) {
+  if (schedule === null && !scheduleAsked) {
+    scheduleAsked = true;
+    api.getJSON('/api/events/penalties').then((d) => { schedule = d.schedule || []; if (then) then(); }).catch(() => {});
+  }
+  const kind = (schedule || []).find((k) => k.key === key);
+  return kind ? (getLang() === 'zh' ? kind.zh : kind.en) : String(key || '');
+}
+
+/** What a referee's penalty event gives, in words: p's change (as the scoring side sees it), levels, the game lost, a warning. */
+export function penaltyWhat(e) {
+  const parts = [];
+  if (e.points) parts.push(t('pen.what.points', { points: (e.points > 0 ? '+' : '−') + Math.abs(e.points) }));
+  if (e.levels) parts.push(t('pen.what.levels', { n: e.levels }));
+  if (e.game_lost) parts.push(t('pen.what.lost'));
+  if (e.warning) parts.push(t('pen.what.warning'));
+  return parts.join(t('common.noteSep'));
+}
 
 export function makePanels(ctx) {
   const {
@@ -22,6 +48,7 @@ export function makePanels(ctx) {
     phraseCtx,
     seatsSig,
     team,
+    teamNames,
     threshold,
     unchanged,
   } = ctx;
@@ -103,7 +130,7 @@ export function makePanels(ctx) {
     {
       const v0 = S.view;
       const shown = S.events.filter((e) => e.e !== 'dealt').length;
-      if (unchanged('side', [getLangSig(), seatsSig(), mySeat(), S.logOpen, S.showLast, shown, S.eventsHand,
+      if (unchanged('side', [getLangSig(), seatsSig(), mySeat(), S.logOpen, S.showLast, shown, S.eventsHand, schedule !== null,
         v0 && [v0.phase, v0.bids, v0.kitty, v0.tricks && v0.tricks.length, v0.tricks && v0.tricks.length ? v0.tricks[v0.tricks.length - 1] : null]])) return;
     }
     const v = S.view;
@@ -171,6 +198,7 @@ export function makePanels(ctx) {
     }
     if (e.e === 'trick' && e.points) key = 'ev.trick.points';
     if (e.e === 'frying_over') params.trump = e.trump ? trumpWord(e.trump) : '';
+    if (e.e === 'penalty') Object.assign(params, { team: teamNames(e.team), offence: offenceWords(e.offence, render), what: penaltyWhat(e) });
     const line = richText(has(key) ? key : 'ev.unknown', { ...params, kind: e.e });
     if (e.valid === false) line.appendChild(el('span', { class: 'tag void-tag', text: t('bid.void') }));
     if ((e.e === 'left' || e.e === 'kitty_trump') && e.detail) line.title = e.detail;

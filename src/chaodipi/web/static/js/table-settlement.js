@@ -94,13 +94,14 @@ export function makeSettlement(ctx) {
       if (res.kou_di) rows.appendChild(row(t('settle.kouDi'), t('settle.kouDiValue', { pts: res.kitty_points, mult: res.multiplier, total: res.kou_di })));
       else rows.appendChild(row(t('settle.kittyPoints'), t('settle.kittyKept', { pts: res.kitty_points })));
     }
-    const adjEvents = S.events.filter((e) => ['throw_failed', 'fry_failed', 'forced_red5', 'kept_red5'].includes(e.e) && e.points);
+    const adjEvents = S.events.filter((e) => ['throw_failed', 'fry_failed', 'forced_red5', 'kept_red5', 'penalty'].includes(e.e) && e.points);
     // each adjustment as it touches this player's side: the points go to the scoring side's p
     const signed = (n) => (n > 0 ? '+' : n < 0 ? '−' : '') + Math.abs(n);
     const forUs = (pts) => (me === null ? signed(pts) : t('settle.usDelta', { n: signed(team(me) === st ? pts : -pts) }));
     if (adjEvents.length) {
       for (const e of adjEvents) {
-        const line = row(t(`adj.${e.e}`, { name: seatName(e.p) }), forUs(e.points));
+        const who = e.e === 'penalty' ? { team: teamNames(e.team) } : { name: seatName(e.p) }; // (a referee's penalty: a team's)
+        const line = row(t(`adj.${e.e}`, who), forUs(e.points));
         line.dataset.adjust = e.e;
         rows.appendChild(line);
       }
