@@ -33,6 +33,7 @@ def test_a_penalty_shows_in_the_players_event_log_in_their_language(server: str,
     csv = "name,player1,player2\nLing,pen_ling,bot:rules\nBots,bot:rules,bot:rules\n"
     assert org.post(f"/api/events/{eid}/pairs/import", json={"csv": csv}).json()["added"] == 2
     assert org.post(f"/api/events/{eid}/rounds", json={}).status_code == 201
+    assert org.post(f"/api/events/{eid}/rounds/1/publish", json={}).status_code == 200
     assert org.post(f"/api/events/{eid}/rounds/1/start", json={}).status_code == 200
     pairing = org.get(f"/api/events/{eid}").json()["rounds"][0]["pairings"][0]
     table, side = pairing["online_table"], "a" if pairing["a"] == 1 else "b"

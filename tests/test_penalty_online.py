@@ -125,6 +125,7 @@ def _event_with_an_online_game(live: bool) -> Event:
     for name in ("Red", "Blue"):
         ev.apply("add_pair", {"name": name, "players": [BOT, BOT]}, by="org")
     ev.apply("pair", ev.plan_round(), by="org")
+    ev.apply("publish", {"round": 1}, by="org")
     ev.apply("start", {"round": 1, "tables": {"1": {"online_table": 7, "a_team": 0}}}, by="org")
     penalty: dict[str, Any] = {"round": 1, "table": 1, "pair": "a", "offence": "disturbing", "levels": 3}
     if live:
@@ -149,6 +150,7 @@ def test_the_event_does_not_take_a_live_penalty_s_levels_again() -> None:
         for name in ("Red", "Blue"):
             phys.apply("add_pair", {"name": name, "players": ["x " + name, "y " + name]}, by="org")
         phys.apply("pair", phys.plan_round(), by="org")
+        phys.apply("publish", {"round": 1}, by="org")
         phys.apply("start", {"round": 1}, by="org")
         phys.apply("penalty", {"round": 1, "table": 1, "pair": "a", "offence": "other", "warning": True, "live": {}},
                    by="ref")  # fmt: skip
@@ -165,6 +167,7 @@ def test_a_referee_s_penalty_reaches_the_online_game_and_counts_once(tmp_path: P
             csv = "name,player1,player2\nHumans,alice,bob\nBots,bot:rules,bot:rules\n"
             assert (await org.post(f"/api/events/{eid}/pairs/import", json={"csv": csv})).json()["added"] == 2
             assert (await org.post(f"/api/events/{eid}/rounds", json={})).status_code == 201
+            assert (await org.post(f"/api/events/{eid}/rounds/1/publish", json={})).status_code == 200
             assert (await org.post(f"/api/events/{eid}/rounds/1/start", json={})).status_code == 200
             pairing = (await org.get(f"/api/events/{eid}")).json()["rounds"][0]["pairings"][0]
             table, humans = pairing["online_table"], "a" if pairing["a"] == 1 else "b"
@@ -235,6 +238,7 @@ def test_the_command_line_leaves_a_game_in_progress_to_the_server(
     for name in ("Red", "Blue"):
         events.append(eid, "add_pair", {"name": name, "players": [BOT, BOT]}, by="org")
     events.append(eid, "pair", events.current(eid).plan_round(), by="org")
+    events.append(eid, "publish", {"round": 1}, by="org")
     events.append(eid, "start", {"round": 1, "tables": {"1": {"online_table": 7, "a_team": 0}}}, by="org")
     args = ["tournament", "--db", url, "penalty", str(eid), "1", "1", "a", "revoke"]
     assert cli_main(args) != 0
