@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, TypeGuard
+from typing import Any, ClassVar, TypeGuard
 
 try:  # the marks of the optional compiled build (make fast); the pure-Python install does without them
     from mypy_extensions import mypyc_attr
@@ -157,7 +157,7 @@ class Penalty:
             raise ActionError("a penalty is a warning, points, levels or the game lost: this one gives none")
 
     #: The fields of a penalty as a record's line writes them (beside ``"a": "penalty"``).
-    FIELDS = ("team", "offence", "points", "levels", "warning", "game_lost")
+    FIELDS: ClassVar[tuple[str, ...]] = ("team", "offence", "points", "levels", "warning", "game_lost")
 
     def to_json(self) -> dict[str, Any]:
         """``{"team": 1, "offence": "revoke", "points": 20}``: the team and offence, then what it gives (the
