@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, ClassVar, TypeGuard
+from typing import Any, TypeGuard
 
 try:  # the marks of the optional compiled build (make fast); the pure-Python install does without them
     from mypy_extensions import mypyc_attr
@@ -111,6 +111,34 @@ def _seat(value: object, what: str) -> int:
     return value
 
 
+#: The fields of a referee's penalty as a record's line writes them (beside ``"a": "penalty"``).
+PENALTY_LINE_FIELDS = ("team", "offence", "points", "levels", "warning", "game_lost")
+
+
+def _check_penalty(fields: dict[str, object]) -> None:
+    """Raise :class:`ActionError`, in words, unless these are a penalty's fields (:class:`Penalty`)."""
+    team, offence = fields["team"], fields["offence"]
+    if isinstance(team, bool) or team not in (0, 1):
+        raise ActionError(f"a penalty's team is 0 (seats 0 and 2) or 1 (seats 1 and 3), not {team!r}")
+    if not isinstance(offence, str) or not _OFFENCE.fullmatch(offence):
+        raise ActionError(
+            f"a penalty's offence is a short key of lower-case letters, digits and _ (revoke), not {offence!r}"
+        )
+    for name, most in (("points", MAX_PENALTY_POINTS), ("levels", MAX_PENALTY_LEVELS)):
+        value = fields[name]
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
+            raise ActionError(f"a penalty's {name} is a whole number from 0 to {most}, not {value!r}")
+    points = fields["points"]
+    assert isinstance(points, int)
+    if points % 5:
+        raise ActionError(f"a penalty's points are a multiple of 5, as p is (RULES §11.1), not {points}")
+    for name in ("warning", "game_lost"):
+        if not isinstance(fields[name], bool):
+            raise ActionError(f"a penalty's {name} is true or false, not {fields[name]!r}")
+    if not (points or fields["levels"] or fields["warning"] or fields["game_lost"]):
+        raise ActionError("a penalty is a warning, points, levels or the game lost: this one gives none")
+
+
 @dataclass(frozen=True, slots=True)
 class Penalty:
     """A referee's penalty 罚 against one team (RULES §14.4), as the hand's log records it.
@@ -138,32 +166,13 @@ class Penalty:
     game_lost: bool = False
 
     def __post_init__(self) -> None:
-        if self.team not in (0, 1) or isinstance(self.team, bool):
-            raise ActionError(f"a penalty's team is 0 (seats 0 and 2) or 1 (seats 1 and 3), not {self.team!r}")
-        if not isinstance(self.offence, str) or not _OFFENCE.fullmatch(self.offence):
-            raise ActionError(
-                f"a penalty's offence is a short key of lower-case letters, digits and _ (revoke), not {self.offence!r}"
-            )
-        for name, most in (("points", MAX_PENALTY_POINTS), ("levels", MAX_PENALTY_LEVELS)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
-                raise ActionError(f"a penalty's {name} is a whole number from 0 to {most}, not {value!r}")
-        if self.points % 5:
-            raise ActionError(f"a penalty's points are a multiple of 5, as p is (RULES §11.1), not {self.points}")
-        for name in ("warning", "game_lost"):
-            if not isinstance(getattr(self, name), bool):
-                raise ActionError(f"a penalty's {name} is true or false, not {getattr(self, name)!r}")
-        if not (self.points or self.levels or self.warning or self.game_lost):
-            raise ActionError("a penalty is a warning, points, levels or the game lost: this one gives none")
-
-    #: The fields of a penalty as a record's line writes them (beside ``"a": "penalty"``).
-    FIELDS: ClassVar[tuple[str, ...]] = ("team", "offence", "points", "levels", "warning", "game_lost")
+        _check_penalty({name: getattr(self, name) for name in PENALTY_LINE_FIELDS})
 
     def to_json(self) -> dict[str, Any]:
         """``{"team": 1, "offence": "revoke", "points": 20}``: the team and offence, then what it gives (the
         others, 0 or false, left out)."""
         out: dict[str, Any] = {"team": self.team, "offence": self.offence}
-        for name in self.FIELDS[2:]:
+        for name in PENALTY_LINE_FIELDS[2:]:
             value = getattr(self, name)
             if value:
                 out[name] = value
@@ -175,6 +184,9 @@ class Penalty:
         for name in ("team", "offence"):
             if name not in obj:
                 raise ActionError(f"a penalty needs its {name!r} ({obj!r})")
+        defaults: dict[str, object] = {"points": 0, "levels": 0, "warning": False, "game_lost": False}
+        _check_penalty({name: obj.get(name, defaults.get(name)) for name in PENALTY_LINE_FIELDS})  # (before the
+        # compiled build's typed fields would refuse a wrong type without words)
         return cls(
             obj["team"],
             obj["offence"],
@@ -340,10 +352,10 @@ class Action:
         if not isinstance(obj, dict) or not isinstance(obj.get("a"), str):
             raise ActionError(f"an action must be an object with 'a', not {obj!r}")
         if obj["a"] == ActionKind.PENALTY.value:
-            extra = set(obj) - {"a", *Penalty.FIELDS}
+            extra = set(obj) - {"a", *PENALTY_LINE_FIELDS}
             if extra:
                 raise ActionError(
-                    f"a penalty has the fields a, {', '.join(Penalty.FIELDS)}, not {', '.join(sorted(extra))}"
+                    f"a penalty has the fields a, {', '.join(PENALTY_LINE_FIELDS)}, not {', '.join(sorted(extra))}"
                 )
             return cls.penalize(Penalty.from_json(obj))
         extra = set(obj) - {"a", "p", "cards", "choose", "at"}
