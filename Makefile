@@ -105,7 +105,8 @@ browser:
 # CHAODIPI_TEST_PG and CHAODIPI_TEST_REDIS name, else those answering at 127.0.0.1:5432 and 127.0.0.1:6379, else
 # throwaway ones that the tests start (on free ports, stopped at the end of the run); CHAODIPI_TEST_SERVICES=own
 # makes them start their own in any case. Debian's postgresql and redis-server are installed here with apt when
-# the tests would start one and its binaries are missing: before pytest starts, as its workers would race.
+# their binaries are missing (tests/test_services.py starts one of each in any case): before pytest starts, as its
+# workers would race. A server named in CHAODIPI_TEST_PG or CHAODIPI_TEST_REDIS that does not answer stops it here.
 services: $(STAMP)
 	@need=$$($(BIN)/python tests/service_helpers.py packages) || exit 1; \
 	if [ -n "$$need" ]; then \

@@ -16,8 +16,8 @@ One pytest run shares one server of each (``Services``): the xdist workers ask f
 that pytest's controller made (tests/conftest.py), the first one starts it and writes down its URL, and the
 controller stops what was started when the run ends, failed or interrupted.
 
-``python tests/service_helpers.py packages`` prints the Debian packages the run would need to start its own servers
-and that are not installed (``make services`` installs them with apt before pytest starts).
+``python tests/service_helpers.py packages`` prints the Debian packages of the servers whose binaries are missing
+(``make services`` installs them with apt before pytest starts).
 """
 
 from __future__ import annotations
@@ -293,8 +293,13 @@ SERVICES = {"postgres": POSTGRES, "redis": REDIS}
 
 
 def packages_needed(env: Mapping[str, str], services: Iterable[Service] = SERVICES.values()) -> list[str]:
-    """The Debian packages a run with this environment must install to start its own servers."""
-    return [s.package for s in services if choose(s, env).url is None and not s.installed()]
+    """The Debian packages to install before a run: those of the servers whose binaries are missing, whether or
+    not the run needs one of its own (tests/test_services.py starts one of each in any case). A bad
+    CHAODIPI_TEST_SERVICES, or a server named in the environment that does not answer, is a ServiceError at once."""
+    services = list(services)
+    for service in services:
+        choose(service, env)
+    return [s.package for s in services if not s.installed()]
 
 
 @contextlib.contextmanager

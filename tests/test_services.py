@@ -110,13 +110,18 @@ def test_binaries_are_found_in_the_first_folder_that_has_them_all(tmp_path: Path
     assert redis_binary([partial]) is None
 
 
-def test_the_packages_to_install_are_those_of_the_servers_to_start_that_are_missing() -> None:
+def test_the_packages_to_install_are_those_whose_binaries_are_missing() -> None:
     have, lack = (lambda: True), (lambda: False)
-    own = {"CHAODIPI_TEST_SERVICES": "own"}
-    assert packages_needed(own, [replace(POSTGRES, installed=lack), replace(REDIS, installed=have)]) == ["postgresql"]
-    assert packages_needed(own, [replace(POSTGRES, installed=have), replace(REDIS, installed=have)]) == []
-    found = [replace(probed(POSTGRES, ANSWERING), installed=lack), replace(probed(REDIS, set()), installed=lack)]
-    assert packages_needed({}, found) == ["redis-server"]  # PostgreSQL answers: only Redis is started
+    found = [replace(probed(POSTGRES, ANSWERING), installed=lack), replace(probed(REDIS, ANSWERING), installed=have)]
+    assert packages_needed({}, found) == ["postgresql"]  # (the throwaway servers' own tests start one of each)
+    found = [replace(probed(POSTGRES, set()), installed=have), replace(probed(REDIS, set()), installed=lack)]
+    assert packages_needed({"CHAODIPI_TEST_SERVICES": "own"}, found) == ["redis-server"]
+    assert packages_needed({}, [replace(s, installed=have) for s in found]) == []
+
+
+def test_the_packages_are_not_asked_for_when_the_environment_is_wrong() -> None:
+    with pytest.raises(ServiceError, match="CHAODIPI_TEST_REDIS names a server that does not answer"):
+        packages_needed({"CHAODIPI_TEST_REDIS": "redis://127.0.0.1:1/0"}, [probed(REDIS, set())])
 
 
 def test_the_packages_command_prints_nothing_when_both_are_at_hand() -> None:
