@@ -36,7 +36,7 @@ endif
 say_engine = $(1)/chaodipi --version
 
 .PHONY: run selfplay arena test test-learn learn train soak bench lint typecheck unit unit-browser unit-fast unit-fast-logged fast referee \
-  browser compiler clean
+  browser compiler services clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -101,6 +101,20 @@ browser:
 	  { $$SUDO apt-get update -q >/dev/null && $$SUDO apt-get install -y --no-install-recommends chromium fonts-noto-cjk >/dev/null; }; \
 	  $(CHROMIUM) --version; fi
 
+# PostgreSQL and Redis for the server's tests (tests/service_helpers.py says how they are chosen): the ones that
+# CHAODIPI_TEST_PG and CHAODIPI_TEST_REDIS name, else those answering at 127.0.0.1:5432 and 127.0.0.1:6379, else
+# throwaway ones that the tests start (on free ports, stopped at the end of the run); CHAODIPI_TEST_SERVICES=own
+# makes them start their own in any case. Debian's postgresql and redis-server are installed here with apt when
+# their binaries are missing (tests/test_services.py starts one of each in any case): before pytest starts, as its
+# workers would race. A server named in CHAODIPI_TEST_PG or CHAODIPI_TEST_REDIS that does not answer stops it here.
+services: $(STAMP)
+	@need=$$($(BIN)/python tests/service_helpers.py packages) || exit 1; \
+	if [ -n "$$need" ]; then \
+	  echo "services: installing $$need with apt, for the tests to start their own servers"; \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$SUDO apt-get install -y --no-install-recommends $$need >/dev/null 2>&1 || \
+	  { $$SUDO apt-get update -q >/dev/null && $$SUDO apt-get install -y --no-install-recommends $$need >/dev/null; }; fi
+
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src/chaodipi
@@ -109,10 +123,11 @@ typecheck: $(STAMP)
 	$(BIN)/mypy --strict src/chaodipi
 
 # The suite on both cores (pytest-xdist; every test makes its own files, ports, schemas and Redis keys), then the
-# browser tests one at a time (each drives chromium and a server: two at once would fight for the cores).
-UNIT = $(BIN)/pytest -n 2 -p no:cacheprovider --ignore-glob="tests/test_browser*.py"
-UNIT_BROWSER = CHAODIPI_CHROMIUM=$(CHROMIUM) $(BIN)/pytest -p no:cacheprovider tests/test_browser*.py
-unit: $(STAMP) browser
+# browser tests one at a time (each drives chromium and a server: two at once would fight for the cores). Every
+# pytest run ends with its skipped tests and why (-rs), and with where its PostgreSQL and Redis came from.
+UNIT = $(BIN)/pytest -n 2 -p no:cacheprovider -rs --ignore-glob="tests/test_browser*.py"
+UNIT_BROWSER = CHAODIPI_CHROMIUM=$(CHROMIUM) $(BIN)/pytest -p no:cacheprovider -rs tests/test_browser*.py
+unit: $(STAMP) browser services
 	$(UNIT)
 	$(UNIT_BROWSER)
 
@@ -125,11 +140,13 @@ unit: $(STAMP) browser
 # A new test file runs on both builds until it is named here. Only tests/ is given: a path in src/ would put src/
 # first on sys.path and the pure sources would be tested (the doctests in src/ run in `unit`);
 # CHAODIPI_EXPECT_COMPILED=1 makes tests/conftest.py stop at once if the engine imported is not compiled.
+# (services: the tests' own PostgreSQL and Redis, no engine at all.)
 SERVER_TESTS := accounts_http chat event_tables ledger migrations platform protocol_doc rooms server_edges \
-  server_restart server_store table tournament_event tournament_online tournament_pairing trick_pause web_api writer
-UNIT_FAST = CHAODIPI_EXPECT_COMPILED=1 $(FAST_BIN)/pytest tests -p no:cacheprovider --ignore-glob="tests/test_browser*.py" \
+  server_restart server_store services table tournament_event tournament_online tournament_pairing trick_pause web_api \
+  writer
+UNIT_FAST = CHAODIPI_EXPECT_COMPILED=1 $(FAST_BIN)/pytest tests -p no:cacheprovider -rs --ignore-glob="tests/test_browser*.py" \
   $(foreach t,$(SERVER_TESTS),--ignore=tests/test_$(t).py)
-unit-fast: $(FAST_STAMP)
+unit-fast: $(FAST_STAMP) services
 	@$(call say_engine,$(FAST_BIN))
 	$(UNIT_FAST) -n 2
 
@@ -153,7 +170,7 @@ referee: $(STAMP)
 # to date) and unit-fast's tests run in one process (4 minutes); their output follows the browser tests'.
 # On 2 cores, from a clean clone: 14 minutes, of which 10 are the browser tests and the compiled side 6 of those 10
 # (test_server.py moved to that side took 1.5 minutes off the pure run). Without the overlap it would be 20.
-test: lint typecheck referee $(STAMP)
+test: lint typecheck referee $(STAMP) services
 	$(UNIT) --ignore=tests/test_server.py
 	@echo "browser tests (pure build); meanwhile the compiled build, $(FAST), is made and tested (its output follows)"
 	@log=$$(mktemp); $(MAKE) --no-print-directory -k -j2 unit-browser unit-fast-logged FAST_LOG=$$log; status=$$?; \
@@ -204,7 +221,7 @@ train: $(LEARN_STAMP) $(FAST_STAMP)
 	$(BIN)/chaodipi train --teacher $(TEACHER) --data $(TRAIN_DATA) --epochs $(EPOCHS) --threads 1 --out $(WEIGHTS)
 
 soak: $(STAMP)
-	CHAODIPI_SOAK=1 $(BIN)/pytest -m slow -p no:cacheprovider
+	CHAODIPI_SOAK=1 $(BIN)/pytest -m slow -p no:cacheprovider -rs
 
 # bench_compare.py and bench_peers.py measure the compiled build too when $(FAST) is there: rebuilt first if stale.
 bench: $(STAMP) $(if $(wildcard $(FAST)),$(FAST_STAMP))

@@ -25,6 +25,13 @@ from server_helpers import free_port
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 CHROMIUM = os.environ.get("CHAODIPI_CHROMIUM", "/usr/bin/chromium")
+#: How long a test waits for something the page is sure to show (a tap's effect, a banner, the next update): a
+#: fraction of a second on an idle machine, seconds when other processes keep the cores busy (``make test`` runs
+#: the compiled build's tests beside the browser tests). Only a failing test waits it out.
+WAIT_MS = 60_000
+#: The time limits of a browser test's table that a person plays (RULES §13): a test is never hurried by them, as
+#: a limit missed on a busy machine would play for the person (and two in a row put the seat in 托管).
+UNHURRIED = {"bury_seconds": 3600, "play_seconds": 3600, "fry_seconds": 3600}
 ARTIFACTS = Path(__file__).resolve().parent.parent / "out" / "browser"
 GOLDEN = Path(__file__).resolve().parent / "golden"
 # Reduced motion: the page skips its fades, so that each screenshot shows a settled page.
@@ -139,7 +146,7 @@ class Player:
         self.done: dict[str, int] = {}
         self.errors: list[str] = []
 
-    def press(self, locator: Any, timeout: float = 10_000) -> None:
+    def press(self, locator: Any, timeout: float = WAIT_MS) -> None:
         if self.touch:
             locator.tap(timeout=timeout)
         else:
@@ -154,24 +161,31 @@ class Player:
     def cards(self) -> Any:
         return self.testid("hand").locator("[data-card]")
 
+    def toggle(self, i: int, selected: bool) -> None:
+        """Tap the hand's ``i``-th card unless it is already ``selected`` (or not), and wait until the page shows
+        it so. (Each look finds the card anew: the page draws the hand again on every update.)"""
+        want = "true" if selected else "false"
+        if self.cards().nth(i).get_attribute("data-selected") == want:
+            return
+        self.press(self.cards().nth(i))
+        self.page.wait_for_function(
+            "([i, want]) => document.querySelectorAll('[data-testid=hand] [data-card]')[i]?.dataset.selected === want",
+            arg=[i, want],
+            timeout=WAIT_MS,
+        )
+
     def select(self, indices: list[int]) -> None:
-        cards = self.cards()
         for i in indices:
-            card = cards.nth(i)
-            if card.get_attribute("data-selected") != "true":
-                self.press(card)
-                self.page.wait_for_function(
-                    "([i]) => document.querySelectorAll('[data-testid=hand] [data-card]')[i]"
-                    "?.dataset.selected === 'true'",
-                    arg=[i],
-                    timeout=5000,
-                )
+            self.toggle(i, True)
 
     def clear(self) -> None:
         for i in range(self.cards().count()):
-            card = self.cards().nth(i)
-            if card.get_attribute("data-selected") == "true":
-                self.press(card)
+            self.toggle(i, False)
+
+    def settle(self) -> None:
+        """Wait until the page has drawn two frames: the input sent before has been handled (a tap that should
+        change nothing has had its chance to change something)."""
+        self.page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
 
     def visible(self, name: str) -> bool:
         loc = self.testid(name)
@@ -187,19 +201,20 @@ class Player:
             # the strongest bid offered (5h 5h with the test's seed): to hold the kitty. A bot may bid
             # first and take the option away: then there is nothing to press, and the page moves on.
             with contextlib.suppress(playwright_api.TimeoutError, playwright_api.Error):
-                self.press(bids.last, timeout=1500)
+                self.press(bids.last, timeout=5000)
                 self.done["bid"] = self.done.get("bid", 0) + 1
             self.page.wait_for_timeout(150)
             return
         if not self.visible("turn-banner"):
             return
         kind = self.testid("turn-banner").get_attribute("data-kind")
+        seq = self.table_attr("data-seq")
         if kind == "bury":
             self.clear()
             self.select(list(range(8)))
             self.press(self.testid("bury-button"))
             self.done["bury"] = self.done.get("bury", 0) + 1
-            self.wait_turn_over()
+            self.wait_turn_over(seq)
         elif kind == "fry":
             fries = self.testid("fry-option")
             if fries.count():
@@ -208,18 +223,21 @@ class Player:
             else:
                 self.press(self.testid("pass-button"))
             self.done["fry"] = self.done.get("fry", 0) + 1
-            self.wait_turn_over()
+            self.wait_turn_over(seq)
         elif kind == "play":
             if "illegal" not in self.done and self.try_illegal():
                 return
             self.play_legal()
-            self.wait_turn_over()
+            self.wait_turn_over(seq)
 
-    def wait_turn_over(self) -> None:
-        seq = self.table_attr("data-seq")
+    def wait_turn_over(self, seq: str) -> None:
+        """Wait until the table has moved on from ``seq`` (read before the player acted: the update may already
+        be in), then look again; a table that stays put is looked at again after WAIT_MS as well."""
         with contextlib.suppress(playwright_api.TimeoutError):
             self.page.wait_for_function(
-                "([seq]) => document.querySelector('[data-testid=table]')?.dataset.seq !== seq", arg=[seq], timeout=5000
+                "([seq]) => document.querySelector('[data-testid=table]')?.dataset.seq !== seq",
+                arg=[seq],
+                timeout=WAIT_MS,
             )
 
     def try_illegal(self) -> bool:
@@ -250,7 +268,7 @@ class Player:
             if confirm.count() and confirm.first.is_visible():
                 self.press(confirm.first)
         banner = self.testid("error-banner")
-        banner.wait_for(state="visible", timeout=5000)
+        banner.wait_for(state="visible", timeout=WAIT_MS)
         text = banner.inner_text()
         assert text.strip(), "the refusal names a reason"
         assert self.table_attr("data-seq") == seq, "a refused play changes nothing"
@@ -317,7 +335,7 @@ def open_record(page: Any, base: str, path: Path) -> None:
     page.goto(f"{base}/replay")
     page.get_by_test_id("replay-upload").set_input_files(str(path))
     page.wait_for_function(
-        "() => Number(document.querySelector('[data-testid=replay]')?.dataset.frames) > 0", timeout=30000
+        "() => Number(document.querySelector('[data-testid=replay]')?.dataset.frames) > 0", timeout=WAIT_MS
     )
 
 

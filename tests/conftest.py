@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,6 +18,7 @@ from chaodipi.hand import Hand, TrustedChecks
 from chaodipi.rules import RuleSet
 from chaodipi.settlement import Progress
 from chaodipi.trump import TrumpOrder, parse_trump
+from service_helpers import ServiceError, Services
 
 # The tests run the trusted playout path in its debug mode: every play it skips checking is checked
 # after all, and an illegal one fails loudly (TrustedPlayError). Servers the tests start inherit it.
@@ -124,27 +128,81 @@ def new_hand(
     )
 
 
-#: The server's storage and end-to-end tests run on PostgreSQL too when this names one (``.ci/run`` sets it).
-PG_URL = os.environ.get("CHAODIPI_TEST_PG", "")
-#: The databases a server test runs on: SQLite always; PostgreSQL when CHAODIPI_TEST_PG is set (else skipped).
-DATABASES = [
-    "sqlite",
-    pytest.param(
-        "postgresql",
-        marks=pytest.mark.skipif(
-            not PG_URL, reason="PostgreSQL tests run only when CHAODIPI_TEST_PG holds a postgresql+psycopg:// URL"
-        ),
-    ),
-]
+#: The databases a server test runs on: SQLite and PostgreSQL (the run's, ``postgres_url``).
+DATABASES = ["sqlite", "postgresql"]
+
+_SERVICES = pytest.StashKey[Services]()
+#: The xdist controller gives its workers the folder of the run's servers under this key (``workerinput``).
+_SERVICES_KEY = "chaodipi_services"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The run's PostgreSQL and Redis (tests/service_helpers.py): the controller (or a run without xdist) makes the
+    folder where the first test that needs one finds or starts it, and its xdist workers are given that folder."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        config.stash[_SERVICES] = Services(Path(workerinput[_SERVICES_KEY]), os.environ)
+        return
+    config.stash[_SERVICES] = Services(Path(tempfile.mkdtemp(prefix="chaodipi-services-")), os.environ)
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:  # a terminated run still stops its servers
+        signal.signal(signal.SIGTERM, _interrupted)
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """(xdist) A worker shares the controller's servers."""
+    node.workerinput[_SERVICES_KEY] = str(node.config.stash[_SERVICES].folder)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """Where the run's PostgreSQL and Redis came from (the controller's summary: after its workers are done)."""
+    if getattr(config, "workerinput", None) is None and _SERVICES in config.stash:
+        for line in config.stash[_SERVICES].summary():
+            terminalreporter.write_line(f"test services: {line}")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The controller stops the servers the run started (also after a failure or an interrupt)."""
+    if getattr(config, "workerinput", None) is None and _SERVICES in config.stash:
+        config.stash[_SERVICES].stop()
+
+
+def _service_url(request: pytest.FixtureRequest, key: str) -> str:
+    try:
+        return request.config.stash[_SERVICES].url(key)
+    except ServiceError as e:
+        pytest.fail(str(e), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def postgres_url(request: pytest.FixtureRequest) -> str:
+    """The run's PostgreSQL (a ``postgresql+psycopg://`` URL): CHAODIPI_TEST_PG's, the one at 127.0.0.1:5432, or
+    one started for the run (tests/service_helpers.py)."""
+    return _service_url(request, "postgres")
+
+
+@pytest.fixture(scope="session")
+def redis_url(request: pytest.FixtureRequest) -> str:
+    """The run's Redis: CHAODIPI_TEST_REDIS's, the one at 127.0.0.1:6379, or one started for the run."""
+    return _service_url(request, "redis")
+
+
+def schema_url(base: str, schema: str) -> str:
+    """``base``'s URL with ``schema`` first on the search path."""
+    return f"{base}?options=-csearch_path%3D{schema}"
 
 
 @contextlib.contextmanager
-def pg_schema(prefix: str = "t") -> Iterator[str]:
-    """A fresh PostgreSQL schema in the CHAODIPI_TEST_PG database, dropped afterwards; yields its name."""
+def pg_schema(base: str, prefix: str = "t") -> Iterator[str]:
+    """A fresh schema in the PostgreSQL database at ``base``, dropped afterwards; yields its name."""
     from sqlalchemy import create_engine, text
 
     schema = f"{prefix}_{uuid.uuid4().hex[:16]}"
-    admin = create_engine(PG_URL)
+    admin = create_engine(base)
     with admin.begin() as c:
         c.execute(text(f'CREATE SCHEMA "{schema}"'))
     try:
@@ -161,5 +219,6 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path}/chaodipi.db"
         return
-    with pg_schema() as schema:
-        yield f"{PG_URL}?options=-csearch_path%3D{schema}"
+    base = request.getfixturevalue("postgres_url")
+    with pg_schema(base) as schema:
+        yield schema_url(base, schema)

@@ -13,7 +13,6 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -34,6 +33,7 @@ from chaodipi.server.config import ServerConfig
 from chaodipi.server.serve import uvicorn_options
 from chaodipi.server.store import Store
 from chaodipi.view import SPECTATOR, Phase, View
+from service_helpers import free_port
 
 FAST = {"deal_ms": 0, "bot_delay_ms": 0, "hand_pause_ms": 0, "trick_pause_ms": 0, "time_scale": 0.05}
 #: The dark room with no declaring countdown after the deal (for tests that give long time limits otherwise).
@@ -52,13 +52,6 @@ async def step_until(table: Any, clock: Any, done: Callable[[], bool], limit: in
         assert wake is not None, "the table waits for nothing: it is stuck"
         clock.advance(max(0.0, wake - clock.now()))
     raise AssertionError("not reached")
-
-
-def free_port() -> int:
-    """A TCP port nobody listens on now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @contextlib.asynccontextmanager

@@ -22,7 +22,20 @@ from typing import Any
 import httpx
 import pytest
 
-from browser_helpers import ARTIFACTS, GOLDEN, VIEWPORTS, Player, Shots, browser, open_record, serve, server, watched
+from browser_helpers import (
+    ARTIFACTS,
+    GOLDEN,
+    UNHURRIED,
+    VIEWPORTS,
+    WAIT_MS,
+    Player,
+    Shots,
+    browser,
+    open_record,
+    serve,
+    server,
+    watched,
+)
 from server_helpers import free_port
 
 __all__ = ["browser", "server"]  # the fixtures, imported
@@ -46,7 +59,7 @@ def _until(player: Player, done: set[str], limit_s: float, shots: Shots) -> None
             player.page.wait_for_function(
                 "() => document.querySelector('[data-testid=connection-state]')?.dataset.state === 'open'"
                 " && document.querySelector('[data-testid=table]')?.dataset.phase",
-                timeout=10000,
+                timeout=WAIT_MS,
             )
             assert player.table_attr("data-hand") == hand, "the reload comes back to the same hand"
             assert int(player.table_attr("data-seq")) >= seq
@@ -74,7 +87,8 @@ def test_a_person_plays_a_game_in_the_browser_and_replays_it(server: str, browse
 
 def _game_in_browser(page: Any, base: str, shots: Shots, *, touch: bool) -> None:
     player = Player(page, touch, shots)
-    # the lobby: a 明炒 table, the declaring countdown shortened to 1 s as a house rule
+    # the lobby: a 明炒 table, the declaring countdown shortened to 1 s as a house rule, and the limits of the
+    # person's decisions made long (a busy machine must not miss them for the test: UNHURRIED)
     page.goto(base + "/")
     player.testid("lobby").wait_for()
     shots("lobby")
@@ -83,21 +97,25 @@ def _game_in_browser(page: Any, base: str, shots: Shots, *, touch: bool) -> None
     player.press(player.testid("rules-toggle"))
     # seed 32 deals seat 0 both 5h by the 24th card: the strongest bid, so this player holds the kitty
     player.testid("seed").fill("32")
-    seconds = player.testid("rules-editor").locator('[data-option="declare_seconds"]')
-    seconds.fill("1")
-    seconds.dispatch_event("change")
+    house = {"declare_seconds": 1, **UNHURRIED}
+    for option, value in house.items():
+        seconds = player.testid("rules-editor").locator(f'[data-option="{option}"]')
+        seconds.fill(str(value))
+        seconds.dispatch_event("change")
     page.wait_for_function(
-        "() => document.querySelector('[data-testid=overrides-summary]')?.textContent.includes('1')", timeout=5000
+        "([n]) => document.querySelectorAll('[data-testid=overrides-summary] .override-chip').length === n",
+        arg=[len(house)],
+        timeout=WAIT_MS,
     )
     shots("house-rules")
     for seat in (1, 2, 3):
         assert player.testid(f"bot-seat-{seat}").input_value() == "rules"
     player.press(player.testid("create-table"))
-    page.wait_for_url(re.compile(r"/t/\d+$"), timeout=10000)
+    page.wait_for_url(re.compile(r"/t/\d+$"), timeout=WAIT_MS)
     table_id = int(page.url.rsplit("/", 1)[1])
     player.testid("table").wait_for()
     info = httpx.get(f"{base}/api/tables/{table_id}").json()
-    assert info["rules"] == {"preset": "mingchao", "set": {"declare_seconds": 1}}
+    assert info["rules"] == {"preset": "mingchao", "set": house}
     assert info["games"] == 1
     assert [s["kind"] for s in info["seats"]] == ["player", "bot", "bot", "bot"]
     # one hand played through the page, with a reload in the middle
@@ -106,16 +124,16 @@ def _game_in_browser(page: Any, base: str, shots: Shots, *, touch: bool) -> None
     assert player.done.get("winning", 0) > 0
     # 托管 plays on to the end of the game
     player.press(player.testid("auto-toggle"))
-    page.wait_for_function("() => !!document.querySelector('[data-testid=seat-auto-0]')", timeout=10000)
+    page.wait_for_function("() => !!document.querySelector('[data-testid=seat-auto-0]')", timeout=WAIT_MS)
     shots("auto-play")
     player.testid("game-over").wait_for(timeout=600_000)
     shots("game-over")
     # the replay viewer: the finished game, trick by trick, from all seats and from one
     player.press(player.testid("replay-link"))
-    page.wait_for_url(re.compile(rf"/replay/{table_id}/1$"), timeout=10000)
+    page.wait_for_url(re.compile(rf"/replay/{table_id}/1$"), timeout=WAIT_MS)
     root = player.testid("replay")
     page.wait_for_function(
-        "() => Number(document.querySelector('[data-testid=replay]')?.dataset.frames) > 0", timeout=30000
+        "() => Number(document.querySelector('[data-testid=replay]')?.dataset.frames) > 0", timeout=WAIT_MS
     )
     shots("replay-start")
     frame = int(root.get_attribute("data-frame") or 0)
@@ -164,19 +182,19 @@ def test_a_lost_connection_shows_reconnecting_and_comes_back_to_the_same_seat(br
         hand = page.get_by_test_id("table").get_attribute("data-hand")
         proc.kill()
         proc.wait(10)
-        page.get_by_test_id("reconnecting").wait_for(state="visible", timeout=15000)
+        page.get_by_test_id("reconnecting").wait_for(state="visible", timeout=WAIT_MS)
         shots = Shots(page, ARTIFACTS / "reconnect")
         shots("reconnecting")
         proc = serve(db, port, *slow)
-        page.get_by_test_id("reconnecting").wait_for(state="hidden", timeout=30000)
+        page.get_by_test_id("reconnecting").wait_for(state="hidden", timeout=WAIT_MS)
         page.wait_for_function(
-            "() => document.querySelector('[data-testid=connection-state]')?.dataset.state === 'open'", timeout=30000
+            "() => document.querySelector('[data-testid=connection-state]')?.dataset.state === 'open'", timeout=WAIT_MS
         )
         assert page.get_by_test_id("table").get_attribute("data-hand") == hand
         assert page.get_by_test_id("table").get_attribute("data-seat") == "0"
         seq = int(page.get_by_test_id("table").get_attribute("data-seq") or 0)
         page.wait_for_function(
-            f"() => Number(document.querySelector('[data-testid=table]')?.dataset.seq) > {seq}", timeout=30000
+            f"() => Number(document.querySelector('[data-testid=table]')?.dataset.seq) > {seq}", timeout=WAIT_MS
         )
         shots("back")
     finally:
@@ -221,7 +239,7 @@ def test_a_record_file_opens_in_the_replay_viewer_with_keys_and_in_english(serve
         page.goto(f"{server}/replay")
         page.get_by_test_id("replay-upload").set_input_files(str(path))
         error = page.get_by_test_id("replay-error")
-        error.wait_for(timeout=15000)
+        error.wait_for(timeout=WAIT_MS)
         assert "hand 1" in error.inner_text()
         shots("refused")
     finally:

@@ -20,7 +20,18 @@ from urllib.parse import quote
 
 import pytest
 
-from browser_helpers import ARTIFACTS, PHONES, VIEWPORTS, Player, Shots, browser, playwright_api, server, watched
+from browser_helpers import (
+    ARTIFACTS,
+    PHONES,
+    VIEWPORTS,
+    WAIT_MS,
+    Player,
+    Shots,
+    browser,
+    playwright_api,
+    server,
+    watched,
+)
 
 __all__ = ["browser", "server"]  # the fixtures, imported
 
@@ -58,13 +69,13 @@ def _register(page: Any, player: Player, username: str, *, phone: bool) -> None:
     player.testid("auth-password").fill("a-long-password")
     player.shots("register")
     player.press(player.testid("auth-submit"))
-    dialog.wait_for(state="detached", timeout=10000)
+    dialog.wait_for(state="detached", timeout=WAIT_MS)
     page.wait_for_function(
         "([name]) => document.querySelector('[data-testid=account-bar]')?.dataset.state === 'in'"
         " && document.querySelector('[data-testid=account-name]')?.getAttribute('href') === "
         "'/p/' + encodeURIComponent(name)",
         arg=[username],
-        timeout=10000,
+        timeout=WAIT_MS,
     )
 
 
@@ -120,16 +131,16 @@ def test_a_person_registers_plays_escapes_and_finds_the_penalty_and_the_leaderbo
             player.press(box)
         assert box.is_checked()
         player.press(player.testid("quick-anchao"))
-        page.wait_for_url(re.compile(r"/t/\d+$"), timeout=15000)
+        page.wait_for_url(re.compile(r"/t/\d+$"), timeout=WAIT_MS)
         table = int(page.url.rsplit("/", 1)[1])
         player.testid("table").wait_for()
-        page.wait_for_function("() => document.querySelector('[data-testid=table]')?.dataset.phase", timeout=15000)
+        page.wait_for_function("() => document.querySelector('[data-testid=table]')?.dataset.phase", timeout=WAIT_MS)
         assert player.testid("seat-0").locator(".seat-name").inner_text().startswith(username)
         # the lobby, in a second tab: the table in its room, the account's name a link to its page, the bots marked
         lobby = context.new_page()
         lobby.goto(server + "/")
         row = lobby.get_by_test_id(f"table-row-{table}")
-        row.wait_for(timeout=15000)
+        row.wait_for(timeout=WAIT_MS)
         assert row.locator(f'a[data-testid=player-link][href="/p/{quote(username)}"]').count() == 1
         assert row.locator(".seat-chip[data-kind=bot]").count() == 3
         Shots(lobby, ARTIFACTS / f"accounts-{size}-lobby")("rooms-seated")
@@ -145,11 +156,11 @@ def test_a_person_registers_plays_escapes_and_finds_the_penalty_and_the_leaderbo
         player.testid("confirm-dialog").wait_for()
         shots("escape-confirm")
         player.press(player.testid("confirm-ok"))
-        player.testid("gone").wait_for(timeout=10000)
+        player.testid("gone").wait_for(timeout=WAIT_MS)
         assert "逃跑" in player.testid("gone").inner_text()
         # the player's page, from the header: the escape penalty in the ledger
         player.press(player.testid("account-name"))
-        page.wait_for_url(re.compile(r"/p/"), timeout=10000)
+        page.wait_for_url(re.compile(r"/p/"), timeout=WAIT_MS)
         player.testid("player-page").wait_for()
         _until(page, "!!document.querySelector('[data-testid=ledger-row][data-reason=escape]')", "the escape penalty")
         row = page.locator("[data-testid=ledger-row][data-reason=escape]").first
@@ -162,7 +173,7 @@ def test_a_person_registers_plays_escapes_and_finds_the_penalty_and_the_leaderbo
         shots("player")
         # the room's leaderboard, from the player's page
         player.press(player.testid("player-room-anchao").locator("a.board-link"))
-        page.wait_for_url(re.compile(r"/rooms/anchao/leaderboard"), timeout=10000)
+        page.wait_for_url(re.compile(r"/rooms/anchao/leaderboard"), timeout=WAIT_MS)
         player.testid("leaderboard").wait_for()
         _until(
             page,
@@ -177,7 +188,7 @@ def test_a_person_registers_plays_escapes_and_finds_the_penalty_and_the_leaderbo
         assert bots.locator("[data-testid=bot-mark]").count() == bots.count()
         assert me.locator("[data-testid=bot-mark]").count() == 0
         player.press(player.testid("sort-credits"))
-        page.wait_for_function("() => /sort=credits/.test(location.search)", timeout=5000)
+        page.wait_for_function("() => /sort=credits/.test(location.search)", timeout=WAIT_MS)
         player.testid("board-row").first.wait_for()
         shots("leaderboard")
         print(f"{size}: ledger and leaderboard found for {username} (table {table})")
@@ -206,24 +217,24 @@ def test_a_spectator_watches_a_table_and_reads_its_chat_as_text(server: str, bro
         hp.get_by_test_id("watch-delay").select_option("1")
         assert hp.get_by_test_id("allow-watch").is_checked()
         host_player.press(host_player.testid("create-table"))
-        hp.wait_for_url(re.compile(r"/t/\d+$"), timeout=15000)
+        hp.wait_for_url(re.compile(r"/t/\d+$"), timeout=WAIT_MS)
         table = int(hp.url.rsplit("/", 1)[1])
         hp.wait_for_function(
-            "() => document.querySelector('[data-testid=connection-state]')?.dataset.state === 'open'", timeout=15000
+            "() => document.querySelector('[data-testid=connection-state]')?.dataset.state === 'open'", timeout=WAIT_MS
         )
         host_player.press(host_player.testid("auto-toggle"))  # 托管: the bots play the hand on
 
         # the spectator: from the lobby's 观战 button
         sp.goto(server + "/")
         watch = viewer.testid(f"watch-{table}")
-        watch.wait_for(timeout=15000)
+        watch.wait_for(timeout=WAIT_MS)
         sp.wait_for_timeout(300)
         shots("rooms")
         viewer.press(watch)
-        sp.wait_for_url(re.compile(rf"/t/{table}\?watch=1$"), timeout=10000)
-        viewer.testid("watch-banner").wait_for(timeout=15000)
+        sp.wait_for_url(re.compile(rf"/t/{table}\?watch=1$"), timeout=WAIT_MS)
+        viewer.testid("watch-banner").wait_for(timeout=WAIT_MS)
         sp.wait_for_function(
-            "() => document.querySelector('[data-testid=connection-state]')?.dataset.state === 'open'", timeout=15000
+            "() => document.querySelector('[data-testid=connection-state]')?.dataset.state === 'open'", timeout=WAIT_MS
         )
         assert "观战中" in viewer.testid("watch-banner").inner_text()
         assert "延迟 1 轮" in viewer.testid("watch-delay").inner_text()
@@ -242,7 +253,7 @@ def test_a_spectator_watches_a_table_and_reads_its_chat_as_text(server: str, bro
         host_player.press(host_player.testid("chat-send"))
         sp.wait_for_function(
             "() => document.querySelectorAll('[data-testid=chat-lines] [data-testid=chat-line]').length >= 3",
-            timeout=10000,
+            timeout=WAIT_MS,
         )
         if phone:  # on a phone the chat is a button with the lines that came: open it
             unread = viewer.testid("chat-unread")
@@ -268,11 +279,11 @@ def test_a_spectator_watches_a_table_and_reads_its_chat_as_text(server: str, bro
         shots("spectator")
         # mute the player: their lines go; unmute: back
         viewer.press(viewer.testid("chat-mute").last)
-        sp.wait_for_function("() => document.querySelectorAll('[data-testid=chat-line]').length === 0", timeout=5000)
+        sp.wait_for_function("() => document.querySelectorAll('[data-testid=chat-line]').length === 0", timeout=WAIT_MS)
         assert sp.evaluate("() => JSON.parse(localStorage.getItem('chaodipi.muted') || '[]').length") == 1
         viewer.press(viewer.testid("chat-muted-toggle"))
         viewer.press(sp.locator(".chat-muted .btn").first)
-        sp.wait_for_function("() => document.querySelectorAll('[data-testid=chat-line]').length >= 3", timeout=5000)
+        sp.wait_for_function("() => document.querySelectorAll('[data-testid=chat-line]').length >= 3", timeout=WAIT_MS)
         if not phone:
             # the guest registers at the table and keeps the seat: it is the account's now, and so are its lines
             username = _unique("小王")
@@ -284,23 +295,23 @@ def test_a_spectator_watches_a_table_and_reads_its_chat_as_text(server: str, bro
             hp.get_by_test_id("auth-username").fill(username)
             hp.get_by_test_id("auth-password").fill("a-long-password")
             host_player.press(host_player.testid("auth-submit"))
-            hp.get_by_test_id("auth-dialog").wait_for(state="detached", timeout=10000)
+            hp.get_by_test_id("auth-dialog").wait_for(state="detached", timeout=WAIT_MS)
             hp.wait_for_function(
                 "() => document.querySelector('[data-testid=connection-state]')?.dataset.state === 'open'",
-                timeout=15000,
+                timeout=WAIT_MS,
             )
             sp.wait_for_function(
                 "([name]) => (document.querySelector('[data-testid=seat-0] .seat-name')?.textContent || '')"
                 ".includes(name)",
                 arg=[username],
-                timeout=15000,
+                timeout=WAIT_MS,
             )
             hp.get_by_test_id("chat-input").fill("我注册了")
             host_player.press(host_player.testid("chat-send"))
             sp.wait_for_function(
                 "([href]) => !!document.querySelector(`[data-testid=chat-line] a.chat-name[href='${href}']`)",
                 arg=[f"/p/{quote(username)}"],
-                timeout=10000,
+                timeout=WAIT_MS,
             )
         assert not alerts, alerts
         print(f"{size}: the spectator read {len(texts)} lines at table {table}")
@@ -321,7 +332,7 @@ def test_the_servers_refusals_are_shown_in_the_pages_language(server: str, brows
         error = player.testid("auth-error")
         page.wait_for_function(
             "() => (document.querySelector('[data-testid=auth-error]')?.textContent || '').includes('已经有人用了')",
-            timeout=10000,
+            timeout=WAIT_MS,
         )
         player.shots("taken")
 
@@ -333,7 +344,7 @@ def test_the_servers_refusals_are_shown_in_the_pages_language(server: str, brows
             page.wait_for_function(
                 "(words) => (document.querySelector('[data-testid=auth-error]')?.textContent || '').includes(words)",
                 arg=words,
-                timeout=15000,
+                timeout=WAIT_MS,
             )
 
         player.press(player.testid("auth-tab-login"))

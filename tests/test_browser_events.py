@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from browser_helpers import ARTIFACTS, PHONES, VIEWPORTS, Shots, browser, server
+from browser_helpers import ARTIFACTS, PHONES, VIEWPORTS, WAIT_MS, Shots, browser, server
 
 __all__ = ["browser", "server"]  # the fixtures, imported
 
@@ -60,7 +60,7 @@ def _register(page: Any) -> str:
     page.get_by_test_id("auth-username").fill(username)
     page.get_by_test_id("auth-password").fill("a-long-password")
     page.get_by_test_id("auth-submit").click()
-    page.get_by_test_id("auth-dialog").wait_for(state="detached", timeout=10000)
+    page.get_by_test_id("auth-dialog").wait_for(state="detached", timeout=WAIT_MS)
     page.wait_for_function("() => document.querySelector('[data-testid=account-bar]')?.dataset.state === 'in'")
     return username
 
@@ -105,13 +105,13 @@ def test_an_organiser_runs_round_one_and_a_phone_sees_it_live(server: str, brows
         csv = "name,player1,player2,club\n" + "\n".join(",".join(row) for row in PAIRS)
         org.get_by_test_id("import-csv").fill(csv)
         org.get_by_test_id("import-submit").click()
-        org.wait_for_function("() => document.querySelectorAll('[data-testid=org-pair]').length === 8", timeout=10000)
+        org.wait_for_function("() => document.querySelectorAll('[data-testid=org-pair]').length === 8", timeout=WAIT_MS)
         assert org.get_by_test_id("import-flash").inner_text().strip().startswith("8")
         shots_org("organise-pairs")
 
         # -- pair round 1: a draft with its reasons, not yet on the public page
         org.get_by_test_id("pair-next").click()
-        org.get_by_test_id("round-publish").wait_for(timeout=10000)
+        org.get_by_test_id("round-publish").wait_for(timeout=WAIT_MS)
         assert org.locator("[data-testid=org-rounds] [data-testid=pairing]").count() == 4
         assert org.locator("[data-testid=org-rounds] [data-testid=pairing-why]").count() >= 1
         shots_org("organise-draft")
@@ -121,8 +121,10 @@ def test_an_organiser_runs_round_one_and_a_phone_sees_it_live(server: str, brows
 
         # -- publish: the phone shows the pairings without a reload
         org.get_by_test_id("round-publish").click()
-        org.get_by_test_id("round-start").wait_for(timeout=10000)
-        phone.wait_for_function("() => document.querySelectorAll('[data-testid=pairing]').length === 4", timeout=10000)
+        org.get_by_test_id("round-start").wait_for(timeout=WAIT_MS)
+        phone.wait_for_function(
+            "() => document.querySelectorAll('[data-testid=pairing]').length === 4", timeout=WAIT_MS
+        )
         assert phone.evaluate("() => window.__sameDocument === true"), "the page was reloaded"
         text = phone.get_by_test_id("current-round").inner_text()
         assert "第 1 桌" in text or "桌" in text, text
@@ -132,16 +134,18 @@ def test_an_organiser_runs_round_one_and_a_phone_sees_it_live(server: str, brows
 
         # -- start the round; enter table 1's result; the phone shows it
         org.get_by_test_id("round-start").click()
-        org.get_by_test_id("enter-result").first.wait_for(timeout=10000)
+        org.get_by_test_id("enter-result").first.wait_for(timeout=WAIT_MS)
         org.get_by_test_id("enter-result").first.click()
         org.get_by_test_id("result-winner-0").select_option("a")
         org.get_by_test_id("result-a-level-0").select_option("A")
         org.get_by_test_id("result-b-level-0").select_option("9")
         org.get_by_test_id("result-submit").click()
         org.wait_for_function(
-            "() => document.querySelector('[data-testid=result-flash]')?.classList.contains('ev-ok')", timeout=10000
+            "() => document.querySelector('[data-testid=result-flash]')?.classList.contains('ev-ok')", timeout=WAIT_MS
         )
-        phone.wait_for_function("() => document.querySelector('[data-testid=pairing-result]') !== null", timeout=10000)
+        phone.wait_for_function(
+            "() => document.querySelector('[data-testid=pairing-result]') !== null", timeout=WAIT_MS
+        )
         phone.get_by_test_id("standings").wait_for()
         shots_phone("public-result")
         phone.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
@@ -155,29 +159,29 @@ def test_an_organiser_runs_round_one_and_a_phone_sees_it_live(server: str, brows
         effect = org.get_by_test_id("penalty-effect").inner_text()
         assert "10 × 2" in effect and "20" in effect, effect
         org.get_by_test_id("penalty-submit").click()
-        org.get_by_test_id("penalty-row").first.wait_for(timeout=10000)
+        org.get_by_test_id("penalty-row").first.wait_for(timeout=WAIT_MS)
 
         # -- table 1 has its result: changing it is a correction, which says why (issue 37)
         org.get_by_test_id("enter-result").first.click()
-        org.get_by_test_id("result-reason").wait_for(timeout=10000)
+        org.get_by_test_id("result-reason").wait_for(timeout=WAIT_MS)
         org.get_by_test_id("result-winner-0").select_option("b")
         org.get_by_test_id("result-a-level-0").select_option("9")
         org.get_by_test_id("result-b-level-0").select_option("A")
         org.get_by_test_id("result-submit").click()
         org.wait_for_function(
             "() => document.querySelector('[data-testid=result-flash]')?.classList.contains('form-error')",
-            timeout=10000,
+            timeout=WAIT_MS,
         )
         org.get_by_test_id("result-reason").fill("the sides were swapped")
         org.get_by_test_id("result-submit").click()
         org.wait_for_function(
             "() => /corrected/.test(document.querySelector('[data-testid=result-flash]')?.textContent || '')",
-            timeout=10000,
+            timeout=WAIT_MS,
         )
         org.wait_for_function(
             "() => [...document.querySelectorAll('[data-testid=log-entry]')]"
             ".some((e) => e.textContent.includes('the sides were swapped'))",
-            timeout=10000,
+            timeout=WAIT_MS,
         )
         org.evaluate("() => window.scrollTo(0, 0)")
         shots_org("organise-started")
@@ -371,13 +375,13 @@ def test_an_organiser_runs_the_city_contests_plan_end_to_end(server: str, browse
         csv_text = "name,player1,player2,club\n" + "\n".join(",".join(row) for row in CITY_PAIRS)
         org.get_by_test_id("import-csv").fill(csv_text)
         org.get_by_test_id("import-submit").click()
-        org.wait_for_function("() => document.querySelectorAll('[data-testid=org-pair]').length === 8", timeout=10000)
+        org.wait_for_function("() => document.querySelectorAll('[data-testid=org-pair]').length === 8", timeout=WAIT_MS)
         org.get_by_test_id("forbid-form").locator("xpath=..").locator("summary").click()
         org.get_by_test_id("forbid-a").select_option(label=CLUB_MATES[0])
         org.get_by_test_id("forbid-b").select_option(label=CLUB_MATES[1])
         org.get_by_test_id("forbid-submit").click()
         flash = org.get_by_test_id("forbid-flash")
-        flash.wait_for(timeout=10000)
+        flash.wait_for(timeout=WAIT_MS)
         assert "ev-ok" in str(flash.get_attribute("class")), flash.inner_text()
         assert CLUB_MATES[0] in flash.inner_text() and CLUB_MATES[1] in flash.inner_text()
 
@@ -391,9 +395,9 @@ def test_an_organiser_runs_the_city_contests_plan_end_to_end(server: str, browse
             n = len(sizes) + 1
             assert n <= 3, "the event goes on past its plan"
             org.get_by_test_id("pair-next").click()
-            org.locator(_round_sel(n)).get_by_test_id("round-publish").click(timeout=10000)
-            org.locator(_round_sel(n)).get_by_test_id("round-start").click(timeout=10000)
-            org.locator(_round_sel(n)).get_by_test_id("enter-result").first.wait_for(timeout=10000)
+            org.locator(_round_sel(n)).get_by_test_id("round-publish").click(timeout=WAIT_MS)
+            org.locator(_round_sel(n)).get_by_test_id("round-start").click(timeout=WAIT_MS)
+            org.locator(_round_sel(n)).get_by_test_id("enter-result").first.wait_for(timeout=WAIT_MS)
             tables = _tables(org, n)
             sizes.append(len(tables))
             if n > 1:
@@ -417,13 +421,13 @@ def test_an_organiser_runs_the_city_contests_plan_end_to_end(server: str, browse
                     org.get_by_test_id(f"result-{side}-level-0").select_option("A")
                     org.get_by_test_id(f"result-{other}-level-0").select_option(LOSER_LEVELS[(i + 3 * n) % 8])
                 org.get_by_test_id("result-submit").click()
-                card.get_by_test_id("pairing-result").wait_for(timeout=10000)
+                card.get_by_test_id("pairing-result").wait_for(timeout=WAIT_MS)
                 assert _tables(org, n)[i]["winner"] == win
             org.wait_for_function(
                 "(sel) => document.querySelector(`details:has(> ${sel}) > summary .ev-status`)?.dataset.status"
                 " === 'finished'",
                 arg=_round_sel(n),
-                timeout=10000,
+                timeout=WAIT_MS,
             )
             if n == 2:
                 # -- a penalty: Swiss 1's table 1, its winner loses the game: the standings change
@@ -442,12 +446,12 @@ def test_an_organiser_runs_the_city_contests_plan_end_to_end(server: str, browse
                 assert tie["names"][won] in effect and "loses the game" in effect, effect
                 org.get_by_test_id("penalty-note").fill("spoke about the cards")
                 org.get_by_test_id("penalty-submit").click()
-                org.get_by_test_id("penalty-row").first.wait_for(timeout=10000)
+                org.get_by_test_id("penalty-row").first.wait_for(timeout=WAIT_MS)
                 org.wait_for_function(
                     "([sel, id]) => document.querySelector(sel + \" [data-testid=pairing][data-table='1']"
                     ' .ev-pair.winner")?.dataset.pair === id',
                     arg=[_round_sel(2), tie["ids"][1 - won]],
-                    timeout=10000,
+                    timeout=WAIT_MS,
                 )
                 after = _points(org)
                 a, b = tie["ids"][won], tie["ids"][1 - won]
@@ -459,7 +463,7 @@ def test_an_organiser_runs_the_city_contests_plan_end_to_end(server: str, browse
             org.wait_for_function(
                 "() => document.querySelector('[data-testid=pair-next]') !== null"
                 " || document.querySelector('[data-testid=event-status]')?.dataset.status === 'finished'",
-                timeout=10000,
+                timeout=WAIT_MS,
             )
         assert sizes == [4, 2, 2], sizes
         assert forfeit_given and penalty_given
@@ -478,7 +482,7 @@ def test_an_organiser_runs_the_city_contests_plan_end_to_end(server: str, browse
 
         # -- the public page on a phone: finished, 8 pairs ranked, the Swiss stage's 4 first
         phone.goto(f"{server}/events/{event_id}")
-        phone.get_by_test_id("standings").wait_for(timeout=10000)
+        phone.get_by_test_id("standings").wait_for(timeout=WAIT_MS)
         assert phone.get_by_test_id("event-status").get_attribute("data-status") == "finished"
         rows = phone.evaluate(
             """() => [...document.querySelectorAll('[data-testid=standing-row]')]

@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 
-from browser_helpers import ARTIFACTS, VIEWPORTS, Shots, browser, server
+from browser_helpers import ARTIFACTS, VIEWPORTS, WAIT_MS, Shots, browser, server
 
 __all__ = ["browser", "server"]  # the fixtures, imported
 
@@ -56,14 +56,14 @@ def test_a_penalty_shows_in_the_players_event_log_in_their_language(server: str,
         penalty = {"round": 1, "table": 1, "pair": side, "offence": "revoke", "cards": 2}
         r = org.post(f"/api/events/{eid}/penalties", json=penalty)
         assert r.status_code == 200 and r.json()["live"] is True, r.text
-        page.wait_for_function(LOG % json.dumps("裁判判罚（§14.4）"), timeout=10000)
-        page.wait_for_function(LOG % json.dumps("吃苍蝇（有牌不跟）"), timeout=10000)  # the offence, from the schedule
+        page.wait_for_function(LOG % json.dumps("裁判判罚（§14.4）"), timeout=WAIT_MS)
+        page.wait_for_function(LOG % json.dumps("吃苍蝇（有牌不跟）"), timeout=WAIT_MS)  # the offence, from the schedule
         log = page.get_by_test_id("event-log").text_content() or ""
         assert "抓分方 −20 分" in log or "抓分方 +20 分" in log, log
         shots("penalty-zh")
         page.get_by_test_id("lang-switch").click()
         page.wait_for_function("() => document.documentElement.lang === 'en'")
-        page.wait_for_function(LOG % json.dumps("Referee's penalty (§14.4)"), timeout=10000)
+        page.wait_for_function(LOG % json.dumps("Referee's penalty (§14.4)"), timeout=WAIT_MS)
         log = page.get_by_test_id("event-log").text_content() or ""
         assert "revoke found within the trick" in log and ("scoring side −20" in log or "scoring side +20" in log), log
         shots("penalty-en")

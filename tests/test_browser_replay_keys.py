@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from browser_helpers import ARTIFACTS, GOLDEN, PACE, VIEWPORTS, Shots, browser, serve, server, watched
+from browser_helpers import ARTIFACTS, GOLDEN, PACE, VIEWPORTS, WAIT_MS, Shots, browser, serve, server, watched
 from chaodipi.record import game_record
 from chaodipi.rules import RuleSet
 from chaodipi.server.store import Store
@@ -46,13 +46,13 @@ def test_question_mark_opens_the_replay_viewers_key_help(server: str, browser: A
     with watched(context, page, ARTIFACTS / f"replay-keys-{size}") as shots:
         page.goto(f"{server}/replay")
         page.get_by_test_id("replay-upload").set_input_files(str(GOLDEN / "kangqi-seed7.json"))
-        page.wait_for_function(LOADED, timeout=30000)
+        page.wait_for_function(LOADED, timeout=WAIT_MS)
         help_box = page.get_by_test_id("replay-help")
         assert help_box.count() == 0
         root = page.get_by_test_id("replay")
         frame = int(root.get_attribute("data-frame") or 0)
         page.keyboard.press("?")  # on a phone: a keyboard attached to it
-        help_box.wait_for(timeout=5000)
+        help_box.wait_for(timeout=WAIT_MS)
         text = help_box.inner_text()
         assert "回放按键" in text and "上一步 / 下一步" in text and "自动播放" in text and "Esc" in text, text
         assert help_box.get_attribute("role") == "dialog"
@@ -64,7 +64,7 @@ def test_question_mark_opens_the_replay_viewers_key_help(server: str, browser: A
             page.get_by_test_id("replay-help-close").tap()
         else:
             page.keyboard.press("Escape")
-        help_box.wait_for(state="detached", timeout=5000)
+        help_box.wait_for(state="detached", timeout=WAIT_MS)
         assert int(root.get_attribute("data-frame") or 0) == frame  # opening and closing moved nothing
         # again (the ? button beside the keys' line; phones show neither), and a click beside the box closes it
         if size == "phone":
@@ -72,21 +72,21 @@ def test_question_mark_opens_the_replay_viewers_key_help(server: str, browser: A
             page.keyboard.press("?")
         else:
             page.get_by_test_id("replay-help-button").click()
-        help_box.wait_for(timeout=5000)
+        help_box.wait_for(timeout=WAIT_MS)
         page.mouse.click(5, 5)
-        help_box.wait_for(state="detached", timeout=5000)
+        help_box.wait_for(state="detached", timeout=WAIT_MS)
         # the keys still step, and the help follows the language
         page.keyboard.press("ArrowRight")
         assert int(root.get_attribute("data-frame") or 0) == frame + 1
         page.get_by_test_id("lang-switch").click()
         page.wait_for_function("() => document.documentElement.lang === 'en'")
         page.keyboard.press("?")
-        help_box.wait_for(timeout=5000)
+        help_box.wait_for(timeout=WAIT_MS)
         text = help_box.inner_text()
         assert "Replay keys" in text and "previous / next step" in text and "autoplay on/off" in text, text
         shots("help-en")
         page.keyboard.press("?")  # ? toggles, as at the table
-        help_box.wait_for(state="detached", timeout=5000)
+        help_box.wait_for(state="detached", timeout=WAIT_MS)
 
 
 def _big_seed_record() -> dict[str, Any]:
@@ -111,7 +111,7 @@ def test_a_19_digit_seed_is_shown_exactly_in_the_replay_viewer(server: str, brow
     try:
         page.goto(f"{server}/replay")
         page.get_by_test_id("replay-upload").set_input_files(str(path))
-        page.wait_for_function(LOADED, timeout=30000)
+        page.wait_for_function(LOADED, timeout=WAIT_MS)
         head = page.locator(".r-head").inner_text()
         assert f"种子 {BIG}" in head and ROUNDED not in head, head
         shots("seed")
@@ -142,7 +142,7 @@ def test_the_lobby_sends_a_19_digit_seed_as_text_and_refuses_one_beyond_64_bits(
         seed.press_sequentially("99999999999999999999")
         assert seed.input_value() == "9" * 19
         error = page.get_by_test_id("seed-error")
-        error.wait_for(timeout=5000)
+        error.wait_for(timeout=WAIT_MS)
         assert "9223372036854775807" in error.inner_text() and "64" in error.inner_text()
         assert seed.get_attribute("aria-invalid") == "true"
         page.get_by_test_id("create-table").click()
@@ -153,7 +153,7 @@ def test_the_lobby_sends_a_19_digit_seed_as_text_and_refuses_one_beyond_64_bits(
         seed.press_sequentially(str(BIG))
         assert seed.input_value() == str(BIG) and not error.is_visible()
         page.get_by_test_id("create-table").click()
-        page.wait_for_url("**/t/*", timeout=10000)
+        page.wait_for_url("**/t/*", timeout=WAIT_MS)
         assert len(posted) == 1 and json.loads(posted[0])["seed"] == str(BIG)  # text: not rounded on the way
         shots("created")
     finally:

@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
-from browser_helpers import ARTIFACTS, VIEWPORTS, Shots, browser, serving, watched
+from browser_helpers import ARTIFACTS, VIEWPORTS, WAIT_MS, Shots, browser, serving, watched
 
 __all__ = ["browser"]  # the fixture, imported
 
@@ -77,12 +77,12 @@ def _seated_page(base: str, browser: Any, size: str) -> tuple[Any, Any]:
     page.goto(f"{base}/t/{tid}")
     toggle = page.get_by_test_id("auto-toggle")
     toggle.wait_for()
-    page.wait_for_function("() => !document.querySelector('[data-testid=auto-toggle]')?.disabled", timeout=10000)
+    page.wait_for_function("() => !document.querySelector('[data-testid=auto-toggle]')?.disabled", timeout=WAIT_MS)
     if size == "phone":
         toggle.tap()
     else:
         toggle.click()
-    page.wait_for_function("() => !!document.querySelector('[data-testid=seat-auto-0]')", timeout=10000)
+    page.wait_for_function("() => !!document.querySelector('[data-testid=seat-auto-0]')", timeout=WAIT_MS)
     return context, page
 
 
@@ -100,14 +100,14 @@ def test_a_won_trick_stays_in_the_middle_with_its_winner(trick_server: str, brow
 
 def _won_trick(page: Any, shots: Shots) -> None:
     finished = page.get_by_test_id("finished-trick")
-    finished.wait_for(state="visible", timeout=30000)  # the fourth play of the first trick
+    finished.wait_for(state="visible", timeout=WAIT_MS)  # the fourth play of the first trick
     shots("trick-won")
     banner = page.get_by_test_id("trick-winner")
     assert banner.is_visible()
     assert BANNER.match(banner.inner_text().strip()), banner.inner_text()
     # two tricks seen through: each held for about the pause, then the next lead
     page.wait_for_function(
-        "() => window.__tricks.filter((t) => t.hidden !== null && t.led !== null).length >= 2", timeout=30000
+        "() => window.__tricks.filter((t) => t.hidden !== null && t.led !== null).length >= 2", timeout=WAIT_MS
     )
     shots("next-lead")
     _held_for_the_pause(page)
@@ -136,7 +136,7 @@ def _last_trick_large(page: Any, shots: Shots) -> None:
     assert button.inner_text().strip() == "上一轮"
     button.tap()
     view = page.get_by_test_id("last-trick-view")
-    view.wait_for(state="visible", timeout=5000)
+    view.wait_for(state="visible", timeout=WAIT_MS)
     shots("last-trick-large")
     sizes = page.evaluate(
         "() => { const v = document.querySelector('[data-testid=last-trick-view]');"
@@ -148,12 +148,12 @@ def _last_trick_large(page: Any, shots: Shots) -> None:
     assert sizes["cards"] and min(sizes["cards"]) >= 40, sizes["cards"]
     assert sizes["winners"] == 1
     page.keyboard.press("Escape")
-    view.wait_for(state="hidden", timeout=5000)
+    view.wait_for(state="hidden", timeout=WAIT_MS)
     button = page.get_by_test_id("last-trick-felt")
     button.tap()
-    view.wait_for(state="visible", timeout=5000)
+    view.wait_for(state="visible", timeout=WAIT_MS)
     view.tap(position={"x": 10, "y": 10})  # a tap closes it
-    view.wait_for(state="hidden", timeout=5000)
+    view.wait_for(state="hidden", timeout=WAIT_MS)
     shots("last-trick-closed")
 
 

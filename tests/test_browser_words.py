@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from browser_helpers import ARTIFACTS, VIEWPORTS, Player, Shots, browser, server
+from browser_helpers import ARTIFACTS, UNHURRIED, VIEWPORTS, WAIT_MS, Player, Shots, browser, server
 
 __all__ = ["browser", "server"]  # the fixtures, imported
 
@@ -48,13 +48,13 @@ def test_refusals_bots_and_notes_are_worded_in_the_players_language(server: str,
     problems: list[str] = []
     shots_dir = ARTIFACTS / f"words-{size}"
     try:
-        tid, memory = _table(server, {"preset": "mingchao", "set": {"declare_seconds": 1}}, 32, "小红")
+        tid, memory = _table(server, {"preset": "mingchao", "set": {"declare_seconds": 1, **UNHURRIED}}, 32, "小红")
         page = _open(context, server, tid, memory)
         page.on("pageerror", lambda exc: problems.append(str(exc)))
         shots = Shots(page, shots_dir)
         player = Player(page, size == "phone", shots)
         # the bots' names: what they are and where they sit, never the server's "rules bot"
-        page.wait_for_function("() => document.body.innerText.includes('中级机器人')", timeout=20000)
+        page.wait_for_function("() => document.body.innerText.includes('中级机器人')", timeout=WAIT_MS)
         for seat, role in ((1, "下家"), (2, "对家"), (3, "上家")):
             plate = page.get_by_test_id(f"seat-{seat}").inner_text()
             # (a phone shows the seat's place on the felt, not the word)
@@ -131,13 +131,13 @@ def test_two_missed_decisions_turn_tuoguan_on_and_the_page_gives_control_back(
             assert page.get_by_test_id("hand").locator("[data-selected=true]").count() == 0
             assert first.get_attribute("data-playable") != "true"
         take_back = page.get_by_test_id("auto-off")
-        take_back.wait_for(state="visible", timeout=10000)
+        take_back.wait_for(state="visible", timeout=WAIT_MS)
         # (measured in the page: the banner is drawn again with each update, so a handle may go stale)
         size_of = "() => { const r = document.querySelector('[data-testid=auto-off]')?.getBoundingClientRect();"
         box = page.evaluate(size_of + " return r ? [r.width, r.height] : null; }")
         assert box is not None and box[0] >= 44 and box[1] >= 44, box
         take_back.tap() if size == "phone" else take_back.click()
-        banner.wait_for(state="hidden", timeout=10000)
+        banner.wait_for(state="hidden", timeout=WAIT_MS)
         shots("control-back")
         # (with limits of 1 s the person may soon miss two more: then 托管 comes back, rightly)
         assert page.get_by_test_id("auto-toggle").get_attribute("aria-pressed") == "false" or banner.is_visible()

@@ -3,8 +3,8 @@
 ``tests/data/v0002-games.sqlite`` was made by the code before accounts (schema revision 0002, commit
 4bfa161): three tables played by a guest and rules bots through the store — a finished 暗炒 game, a
 明炒 game three hands in, and a finished game of the standard preset. The test upgrades a copy to the
-newest revision (SQLite, and PostgreSQL when CHAODIPI_TEST_PG is set: the same rows are written into a
-schema at revision 0002 first) and checks that nothing stored was lost, that every game replays, that
+newest revision (SQLite, and the run's PostgreSQL, tests/conftest.py's ``postgres_url``: the same rows
+are written into a schema at revision 0002 first) and checks that nothing stored was lost, that every game replays, that
 each table got its room and the players of its games, and that a server starts on it and plays on.
 """
 
@@ -22,7 +22,7 @@ from sqlalchemy import MetaData, create_engine, insert, select, text
 from chaodipi.record import replay
 from chaodipi.server.store import Store, alembic_config, migrate
 from chaodipi.view import Phase
-from conftest import DATABASES, pg_schema
+from conftest import DATABASES, pg_schema, schema_url
 
 FIXTURE = Path(__file__).parent / "data" / "v0002-games.sqlite"
 OLD_TABLES = ("tables", "hands", "actions", "seats")
@@ -36,16 +36,14 @@ def _counts(url: str) -> dict[str, int]:
     return out
 
 
-def _old_database(kind: str, tmp_path: Path, stack: Any) -> str:
+def _old_database(kind: str, request: pytest.FixtureRequest, tmp_path: Path, stack: Any) -> str:
     """A database at revision 0002 holding the fixture's rows; its URL."""
     if kind == "sqlite":
         path = tmp_path / "old.sqlite"
         shutil.copy(FIXTURE, path)
         return f"sqlite:///{path}"
-    from conftest import PG_URL
-
-    schema = stack.enter_context(pg_schema("mig"))
-    url = f"{PG_URL}?options=-csearch_path%3D{schema}"
+    base = request.getfixturevalue("postgres_url")
+    url = schema_url(base, stack.enter_context(pg_schema(base, "mig")))
     engine = create_engine(url)
     config = alembic_config()
     with engine.begin() as connection:
@@ -72,11 +70,13 @@ def _old_database(kind: str, tmp_path: Path, stack: Any) -> str:
 
 
 @pytest.mark.parametrize("kind", DATABASES)
-def test_a_database_with_games_upgrades_and_its_games_still_replay(kind: str, tmp_path: Path) -> None:
+def test_a_database_with_games_upgrades_and_its_games_still_replay(
+    kind: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
     import contextlib
 
     with contextlib.ExitStack() as stack:
-        url = _old_database(kind, tmp_path, stack)
+        url = _old_database(kind, request, tmp_path, stack)
         before = _counts(url)
         assert before == {"tables": 3, "hands": 24, "actions": 1748, "seats": 12}
         migrate(url)

@@ -11,15 +11,14 @@ started two and three times on one PostgreSQL schema and one Redis.
 - a stalled owner (its lease lost, another process claimed the table) is refused by the epoch;
 - several processes on SQLite, and a lone process beside a platform, are refused in words.
 
-They run where PostgreSQL (CHAODIPI_TEST_PG) and Redis (CHAODIPI_TEST_REDIS) answer, as ``.ci/run``
-arranges; elsewhere they are skipped, saying so (the refusals on SQLite always run).
+They always run: on the run's PostgreSQL and Redis (tests/conftest.py's ``postgres_url`` and ``redis_url``: the
+servers CHAODIPI_TEST_PG and CHAODIPI_TEST_REDIS name, else those at the usual ports, else ones the run starts).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import subprocess
 import sys
 import time
@@ -33,15 +32,9 @@ import pytest
 from chaodipi.bots import make_bot
 from chaodipi.record import replay
 from chaodipi.server.store import Fence, Store
-from conftest import PG_URL, pg_schema
+from conftest import pg_schema, schema_url
 from server_helpers import QUICK_DECLARE, Client, ServerProcess, audit, free_port, join, new_table
 
-REDIS_URL = os.environ.get("CHAODIPI_TEST_REDIS", "")
-needs_platform = pytest.mark.skipif(
-    not (PG_URL and REDIS_URL),
-    reason="several processes need PostgreSQL and Redis: set CHAODIPI_TEST_PG and CHAODIPI_TEST_REDIS (.ci/run does "
-    "where they answer)",
-)
 #: A short lease, so that a dead process's tables are taken over within seconds.
 LEASE = 3.0
 PACE = ("--deal-ms", "0", "--bot-delay-ms", "0", "--hand-pause-ms", "0", "--trick-pause-ms", "0")
@@ -63,12 +56,10 @@ def run(coro: Any, timeout: float = 400) -> Any:
 class Platform:
     """``n`` processes of ``chaodipi serve`` on one database and one Redis, each on its own port."""
 
-    def __init__(self, url: str, n: int, *extra: str) -> None:
+    def __init__(self, url: str, n: int, *extra: str, redis: str) -> None:
         self.url = url
         self.procs = [
-            ServerProcess(
-                url, free_port(), "--redis", REDIS_URL, "--lease", str(LEASE), *PACE, *extra, owner=f"node{k}"
-            )
+            ServerProcess(url, free_port(), "--redis", redis, "--lease", str(LEASE), *PACE, *extra, owner=f"node{k}")
             for k in range(n)
         ]
         self.store = Store(url)
@@ -96,20 +87,18 @@ class Platform:
 
 
 @pytest.fixture
-def pg_url() -> Iterator[str]:
-    if not (PG_URL and REDIS_URL):
-        pytest.skip("several processes need PostgreSQL and Redis (CHAODIPI_TEST_PG, CHAODIPI_TEST_REDIS)")
-    with pg_schema("platform") as schema:
-        yield f"{PG_URL}?options=-csearch_path%3D{schema}"
+def pg_url(postgres_url: str) -> Iterator[str]:
+    """A PostgreSQL schema of the test's own on the run's server (dropped after)."""
+    with pg_schema(postgres_url, "platform") as schema:
+        yield schema_url(postgres_url, schema)
 
 
 def _health(base: str) -> dict[str, Any]:
     return dict(httpx.get(f"{base}/api/health", timeout=5).json())
 
 
-@needs_platform
-def test_every_lobby_lists_every_table_and_new_tables_go_to_the_least_loaded(pg_url: str) -> None:
-    with Platform(pg_url, 3) as platform:
+def test_every_lobby_lists_every_table_and_new_tables_go_to_the_least_loaded(pg_url: str, redis_url: str) -> None:
+    with Platform(pg_url, 3, redis=redis_url) as platform:
 
         async def main() -> list[int]:
             made = []
@@ -162,9 +151,8 @@ def test_every_lobby_lists_every_table_and_new_tables_go_to_the_least_loaded(pg_
         loop.close()
 
 
-@needs_platform
-def test_a_whole_game_through_a_process_that_does_not_run_the_table(pg_url: str) -> None:
-    with Platform(pg_url, 2) as platform:
+def test_a_whole_game_through_a_process_that_does_not_run_the_table(pg_url: str, redis_url: str) -> None:
+    with Platform(pg_url, 2, redis=redis_url) as platform:
 
         async def main() -> tuple[int, Client]:
             table = await new_table(platform.procs[0].base, QUICK_DECLARE, bots=BOTS, seed=11)
@@ -189,10 +177,9 @@ def test_a_whole_game_through_a_process_that_does_not_run_the_table(pg_url: str)
         assert game.over and record["winner"] == client.game["winner"]
 
 
-@needs_platform
-def test_kill_9_the_owner_mid_hand_and_another_process_takes_over(pg_url: str) -> None:
+def test_kill_9_the_owner_mid_hand_and_another_process_takes_over(pg_url: str, redis_url: str) -> None:
     limits = {"declare_seconds": 0, "play_seconds": 30, "bury_seconds": 30, "fry_seconds": 30}
-    with Platform(pg_url, 3) as platform:
+    with Platform(pg_url, 3, redis=redis_url) as platform:
 
         async def main() -> None:
             tables, clients = [], []
@@ -257,9 +244,8 @@ def test_kill_9_the_owner_mid_hand_and_another_process_takes_over(pg_url: str) -
         run(main())
 
 
-@needs_platform
-def test_a_graceful_stop_hands_the_tables_over_at_once(pg_url: str) -> None:
-    with Platform(pg_url, 2) as platform:
+def test_a_graceful_stop_hands_the_tables_over_at_once(pg_url: str, redis_url: str) -> None:
+    with Platform(pg_url, 2, redis=redis_url) as platform:
 
         async def main() -> None:
             table = await new_table(platform.procs[0].base, QUICK_DECLARE, bots=BOTS, seed=5)
@@ -291,8 +277,7 @@ def test_a_graceful_stop_hands_the_tables_over_at_once(pg_url: str) -> None:
         run(main())
 
 
-@needs_platform
-def test_a_stalled_owner_is_refused_by_the_epoch(pg_url: str) -> None:
+def test_a_stalled_owner_is_refused_by_the_epoch(pg_url: str, redis_url: str) -> None:
     """A process that stops renewing (a long pause) loses its lease; another claims the table; when the stalled
     one wakes and its table acts, the store refuses the write (the epoch moved on): the table is let go there,
     its client told to reconnect, and nothing the stalled process did is stored."""
@@ -305,7 +290,7 @@ def test_a_stalled_owner_is_refused_by_the_epoch(pg_url: str) -> None:
     async def main() -> None:
         apps: list[Any] = []
         async with running_server(
-            pg_url, apps=apps, owner="stalled", redis=REDIS_URL, lease_s=LEASE, deal_ms=0, bot_delay_ms=0
+            pg_url, apps=apps, owner="stalled", redis=redis_url, lease_s=LEASE, deal_ms=0, bot_delay_ms=0
         ) as stalled_base:
             server = apps[0].state.server
             table = await new_table(stalled_base, {"preset": "anchao", "set": slow}, bots=BOTS, seed=9)
@@ -322,7 +307,7 @@ def test_a_stalled_owner_is_refused_by_the_epoch(pg_url: str) -> None:
             with store.engine.begin() as c:
                 expire = "UPDATE tables SET lease_until = now() - interval '1 second' WHERE id = :t"
                 c.execute(text(expire), {"t": table})
-            async with running_server(pg_url, owner="fresh", redis=REDIS_URL, lease_s=LEASE):
+            async with running_server(pg_url, owner="fresh", redis=redis_url, lease_s=LEASE):
                 for _ in range(100):
                     now = store.owners([table])[table]
                     if now is not None and now.owner == "fresh":
@@ -383,23 +368,21 @@ def test_a_second_process_on_one_sqlite_file_is_refused_in_words(tmp_path: Path)
     again.stop()
 
 
-@needs_platform
-def test_a_lone_process_and_a_platform_never_share_a_database(pg_url: str) -> None:
+def test_a_lone_process_and_a_platform_never_share_a_database(pg_url: str, redis_url: str) -> None:
     alone = ServerProcess(pg_url, free_port(), owner="alone")
     alone.start()
     try:
-        joining = _serve(pg_url, "--redis", REDIS_URL)
+        joining = _serve(pg_url, "--redis", redis_url)
         _, err = joining.communicate(timeout=30)
         assert joining.returncode == 2 and "without Redis serves" in err.decode()
     finally:
         alone.stop()
-    with Platform(pg_url, 1):
+    with Platform(pg_url, 1, redis=redis_url):
         lone = _serve(pg_url)
         _, err = lone.communicate(timeout=30)
         assert lone.returncode == 2 and "start this one with the same --redis" in err.decode()
 
 
-@needs_platform
 def test_processes_starting_at_once_on_a_new_database_migrate_it_once(pg_url: str) -> None:
     """A platform's processes started together on an empty schema: one migrates, the others wait and find it current."""
     from concurrent.futures import ThreadPoolExecutor

@@ -1,7 +1,7 @@
 """The game server (issue 11) end to end: real WebSocket clients against a server on a free port.
 
-Each test runs on SQLite and, when CHAODIPI_TEST_PG names one, on PostgreSQL (a schema of
-its own). The clients are :class:`server_helpers.Client`: they know only docs/protocol.md.
+Each test runs on SQLite and on the run's PostgreSQL (tests/conftest.py's ``db_url``: a schema
+of its own). The clients are :class:`server_helpers.Client`: they know only docs/protocol.md.
 """
 
 from __future__ import annotations

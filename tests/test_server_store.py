@@ -1,4 +1,4 @@
-"""The server's event-sourced storage (issue 11) on SQLite and, when CHAODIPI_TEST_PG names one, PostgreSQL."""
+"""The server's event-sourced storage (issue 11) on SQLite and the run's PostgreSQL."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from chaodipi.rules import RuleSet
 from chaodipi.server import StaleSequenceError, Store, StoreError, TableStatus, UnknownTableError
 from chaodipi.server.store import ActionRow
 from chaodipi.simulate import RandomPolicy, _new_bid_possible, simulate_game
-from conftest import DATABASES, PG_URL, pg_schema
+from conftest import DATABASES, pg_schema
 
 SEED = 5  # a short game under the standard rules (5 hands)
 
@@ -43,10 +43,11 @@ def engines(request: pytest.FixtureRequest, tmp_path: object) -> Iterator[Engine
 
         yield make
     else:
-        with pg_schema() as schema:
+        base = request.getfixturevalue("postgres_url")
+        with pg_schema(base) as schema:
 
             def make() -> Engine:
-                made.append(create_engine(PG_URL, connect_args={"options": f"-csearch_path={schema}"}))
+                made.append(create_engine(base, connect_args={"options": f"-csearch_path={schema}"}))
                 return made[-1]
 
             try:

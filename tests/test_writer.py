@@ -1,6 +1,6 @@
 """Appends batched across tables (issue 22): one transaction for many tables' actions, each checked alone.
 
-On SQLite and, when CHAODIPI_TEST_PG names one, PostgreSQL: a refused append changes nothing and the
+On SQLite and the run's PostgreSQL (tests/conftest.py): a refused append changes nothing and the
 others in its transaction are stored; an append whose ``also`` fails is refused with that error alone;
 a batch spoiled by a failing statement is stored again append by append; and a table's task resumes
 only once the commit that holds its action has returned.
