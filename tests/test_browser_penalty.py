@@ -57,7 +57,8 @@ def test_a_penalty_shows_in_the_players_event_log_in_their_language(server: str,
         r = org.post(f"/api/events/{eid}/penalties", json=penalty)
         assert r.status_code == 200 and r.json()["live"] is True, r.text
         page.wait_for_function(LOG % json.dumps("裁判判罚（§14.4）"), timeout=WAIT_MS)
-        page.wait_for_function(LOG % json.dumps("吃苍蝇（有牌不跟）"), timeout=WAIT_MS)  # the offence, from the schedule
+        # the offence, from the schedule
+        page.wait_for_function(LOG % json.dumps("吃苍蝇（有牌不跟）"), timeout=WAIT_MS)
         log = page.get_by_test_id("event-log").text_content() or ""
         assert "抓分方 −20 分" in log or "抓分方 +20 分" in log, log
         shots("penalty-zh")
