@@ -18,6 +18,14 @@ PASSWORD = "correct horse battery"
 LOG = "() => (document.querySelector('[data-testid=event-log]')?.textContent || '').includes(%s)"
 
 
+#: Keeps the text of every notice (``.toast``) the page shows, in ``window.__toasts``.
+TOASTS = """() => {
+  window.__toasts = [];
+  const keep = () => document.querySelectorAll('.toast').forEach((n) => window.__toasts.push(n.textContent));
+  new MutationObserver(keep).observe(document.body, { childList: true, subtree: true, characterData: true });
+}"""
+
+
 def _account(base: str, username: str) -> httpx.Client:
     http = httpx.Client(base_url=base, timeout=30)
     r = http.post("/api/register", json={"username": username, "password": PASSWORD})
@@ -53,6 +61,8 @@ def test_a_penalty_shows_in_the_players_event_log_in_their_language(server: str,
         while org.get(f"/api/tables/{table}").json()["phase"] not in ("bury", "fry", "play"):
             assert time.monotonic() < end, "bidding did not end"
             page.wait_for_timeout(200)
+        # every notice the page shows from now on is kept, so that a busy machine cannot miss one (it lasts 5 s)
+        page.evaluate(TOASTS)
         penalty = {"round": 1, "table": 1, "pair": side, "offence": "revoke", "cards": 2}
         r = org.post(f"/api/events/{eid}/penalties", json=penalty)
         assert r.status_code == 200 and r.json()["live"] is True, r.text
@@ -61,6 +71,11 @@ def test_a_penalty_shows_in_the_players_event_log_in_their_language(server: str,
         page.wait_for_function(LOG % json.dumps("吃苍蝇（有牌不跟）"), timeout=WAIT_MS)
         log = page.get_by_test_id("event-log").text_content() or ""
         assert "抓分方 −20 分" in log or "抓分方 +20 分" in log, log
+        # and told at once in a notice, with the rule, the offence's words (once the schedule is in) and the amount
+        page.wait_for_function(
+            "() => window.__toasts.some((t) => t.includes('裁判判罚（§14.4）') && t.includes('吃苍蝇（有牌不跟）'))",
+            timeout=WAIT_MS,
+        )
         shots("penalty-zh")
         page.get_by_test_id("lang-switch").click()
         page.wait_for_function("() => document.documentElement.lang === 'en'")

@@ -31,6 +31,7 @@ export function makeActions(ctx) {
   } = ctx;
 
   function renderActions() {
+    if (S.toast && S.toast.make) S.toast.text = S.toast.make();
     {
       const v0 = S.view;
       const ti0 = turnInfo();

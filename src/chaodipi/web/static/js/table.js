@@ -326,6 +326,11 @@ export function mountTable(root, tableId, opts = {}) {
       case 'update':
         applyState(msg);
         render();
+        // a referee's penalty (RULES §14.4) is told at once, in words, beside the event log's line
+        // (its words are made again at each drawing: the offence's words come with the schedule, fetched once)
+        for (const e of Array.isArray(msg.events) ? msg.events : []) {
+          if (e.e === 'penalty') showToast(ctx.eventLine(e).textContent, () => ctx.eventLine(e).textContent);
+        }
         break;
       case 'seats':
         S.seats = msg.seats;
@@ -425,8 +430,9 @@ export function mountTable(root, tableId, opts = {}) {
     showToast(`${word}: ${msg.message}`);
   }
 
-  function showToast(text) {
-    S.toast = { text, at: Date.now() };
+  /** A notice for 5 seconds; ``make``, when given, makes its text again at each drawing (words that arrive later). */
+  function showToast(text, make = null) {
+    S.toast = { text, make, at: Date.now() };
     render();
     const my = S.toast;
     setTimeout(() => { if (S.toast === my) { S.toast = null; render(); } }, 5000);
