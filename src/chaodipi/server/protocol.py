@@ -22,8 +22,9 @@ to be sent.
 Seeds travel as :func:`~chaodipi.record.seed_to_json` writes them (a number below 2**53 in size,
 else its decimal digits as text); :func:`lobby_seed` reads the seed of ``POST /api/tables``.
 
->>> parse_client('{"type": "act", "seq": 4, "action": {"a": "pass"}}', seat=2)
-Act(seq=4, action=Action(kind=<ActionKind.PASS: 'pass'>, player=2, cards=(), choose=None, at=None, penalty=None), ref=None)
+>>> act = parse_client('{"type": "act", "seq": 4, "action": {"a": "pass"}}', seat=2)
+>>> act.seq, act.action, act.ref
+(4, Action(kind=<ActionKind.PASS: 'pass'>, player=2, cards=(), choose=None, at=None, penalty=None), None)
 >>> parse_client('{"type": "act", "seq": 4, "action": {"a": "pass", "p": 1}}', seat=2)
 Traceback (most recent call last):
 ...
