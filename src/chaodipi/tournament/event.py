@@ -720,10 +720,7 @@ class Event:
     def _op_start(self, entry: Entry) -> None:
         _only(entry.data, {"round", "tables"})
         rnd = self._round(entry.data)
-        if rnd.status not in ("drawn", "published"):
-            raise EventError(f"round {rnd.number} has already started")
-        if rnd.status == "drawn" and self._fresh:
-            raise EventError(f"round {rnd.number} is not published: publish its pairings before starting it")
+        self.check_start(rnd, fresh=self._fresh)
         tables = entry.data.get("tables", {})
         if not isinstance(tables, Mapping):
             raise EventError("'tables' maps a table number to its online table and the team pair a sits as")
@@ -1307,6 +1304,14 @@ class Event:
             for p in rnd.pairings
             if p.online_table is not None and self._result(rnd, p) is None
         ]
+
+    def check_start(self, rnd: Round, *, fresh: bool = True) -> None:
+        """Raise :class:`EventError` unless round ``rnd`` may start now: published and not yet started (``fresh``
+        False, replaying a log written before a round had to be published, a drawn round may start too)."""
+        if rnd.status not in ("drawn", "published"):
+            raise EventError(f"round {rnd.number} has already started")
+        if rnd.status == "drawn" and fresh:
+            raise EventError(f"round {rnd.number} is not published: publish its pairings before starting it")
 
     def decided(self, rnd: Round, pairing: Pairing) -> bool:
         """Whether the tie at this pairing is decided."""

@@ -125,10 +125,7 @@ class EventService:
             if not 1 <= number <= len(event.rounds):
                 raise EventError(f"no round {number} in this event")
             rnd = event.rounds[number - 1]
-            if rnd.status not in ("drawn", "published"):
-                raise EventError(f"round {number} has already started")
-            if rnd.status == "drawn":  # (checked before any table is opened; the start entry checks it too)
-                raise EventError(f"round {number} is not published: publish its pairings before starting it")
+            event.check_start(rnd)  # (before any table is opened; the start entry checks it again)
             tables: dict[str, dict[str, int]] = {}
             if event.opts.online:
                 for p in rnd.pairings:
