@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 import httpx
+import pytest
 
 from browser_helpers import ARTIFACTS, VIEWPORTS, WAIT_MS, Shots, browser, server
 
@@ -34,11 +35,12 @@ def _account(base: str, username: str) -> httpx.Client:
     return http
 
 
-def test_a_penalty_shows_in_the_players_event_log_in_their_language(server: str, browser: Any) -> None:
-    org, ling = _account(server, "pen_org"), _account(server, "pen_ling")
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_a_penalty_shows_in_the_players_event_log_in_their_language(server: str, browser: Any, size: str) -> None:
+    org, ling = _account(server, f"pen_org_{size}"), _account(server, f"pen_ling_{size}")
     body = {"name": "Penalty cup", "format": "knockout", "online": True, "seed": 9, "best_of_three_from": 0}
     eid = org.post("/api/events", json=body).json()["id"]
-    csv = "name,player1,player2\nLing,pen_ling,bot:rules\nBots,bot:rules,bot:rules\n"
+    csv = f"name,player1,player2\nLing,pen_ling_{size},bot:rules\nBots,bot:rules,bot:rules\n"
     assert org.post(f"/api/events/{eid}/pairs/import", json={"csv": csv}).json()["added"] == 2
     assert org.post(f"/api/events/{eid}/rounds", json={}).status_code == 201
     assert org.post(f"/api/events/{eid}/rounds/1/publish", json={}).status_code == 200
@@ -46,8 +48,8 @@ def test_a_penalty_shows_in_the_players_event_log_in_their_language(server: str,
     pairing = org.get(f"/api/events/{eid}").json()["rounds"][0]["pairings"][0]
     table, side = pairing["online_table"], "a" if pairing["a"] == 1 else "b"
     seat = ling.post(f"/api/tables/{table}/seats", json={}).json()
-    memory = {"token": seat["token"], "seat": seat["seat"], "name": "pen_ling"}
-    context = browser.new_context(locale="zh-CN", **VIEWPORTS["desktop"])
+    memory = {"token": seat["token"], "seat": seat["seat"], "name": f"pen_ling_{size}"}
+    context = browser.new_context(locale="zh-CN", **VIEWPORTS[size])
     problems: list[str] = []
     try:
         context.add_init_script(f"localStorage.setItem('chaodipi.seat.{table}', {json.dumps(json.dumps(memory))})")
@@ -55,7 +57,7 @@ def test_a_penalty_shows_in_the_players_event_log_in_their_language(server: str,
         page.on("pageerror", lambda exc: problems.append(str(exc)))
         page.goto(f"{server}/t/{table}")
         page.get_by_test_id("table").wait_for()
-        shots = Shots(page, ARTIFACTS / "penalty")
+        shots = Shots(page, ARTIFACTS / "penalty" / size)
         # the dealer is known once bidding ends: then the referee gives 20 points against Ling's pair
         end = time.monotonic() + 60
         while org.get(f"/api/tables/{table}").json()["phase"] not in ("bury", "fry", "play"):
