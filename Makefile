@@ -141,7 +141,7 @@ unit: $(STAMP) browser services
 # first on sys.path and the pure sources would be tested (the doctests in src/ run in `unit`);
 # CHAODIPI_EXPECT_COMPILED=1 makes tests/conftest.py stop at once if the engine imported is not compiled.
 # (services: the tests' own PostgreSQL and Redis, no engine at all.)
-SERVER_TESTS := accounts_http chat event_tables ledger migrations penalty_online platform protocol_doc rooms \
+SERVER_TESTS := accounts_http chat event_tables faults ledger migrations penalty_online platform protocol_doc rooms \
   server_edges server_restart server_store services table tournament_cli tournament_event tournament_online \
   tournament_pairing trick_pause web_api writer
 UNIT_FAST = CHAODIPI_EXPECT_COMPILED=1 $(FAST_BIN)/pytest tests -p no:cacheprovider -rs --ignore-glob="tests/test_browser*.py" \

@@ -263,6 +263,8 @@ class ServerProcess:
         self.port = port
         self.extra = extra
         self.owner = owner
+        self.env: dict[str, str] | None = None  # the process's environment (None: the test's)
+        self.stderr: Any = subprocess.PIPE  # where its log goes (a file, for a test that reads it after)
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -272,7 +274,7 @@ class ServerProcess:
     def start(self) -> None:
         cmd = [sys.executable, "-m", "chaodipi.cli", "serve", "--port", str(self.port), "--db", self.url]
         cmd += ["--owner", self.owner, *self.extra]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=self.stderr, env=self.env)
         end = time.monotonic() + 30
         while time.monotonic() < end:
             if self.proc.poll() is not None:

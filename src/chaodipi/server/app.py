@@ -41,6 +41,8 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.websockets import WebSocketClose
 
 from chaodipi._build import engine_build
 from chaodipi.record import RecordError
@@ -54,8 +56,16 @@ from chaodipi.server.exclusive import ServingLock
 from chaodipi.server.protocol import BodyError, ProtocolError, lobby_seed, read_object
 from chaodipi.server.replay import MAX_RECORD_BYTES, replay_frames
 from chaodipi.server.seats import SeatState
-from chaodipi.server.store import DEFAULT_URL, ROOMS, StoreError, TableStatus, UnknownTableError
-from chaodipi.server.table import TableError
+from chaodipi.server.store import (
+    DEFAULT_URL,
+    ROOMS,
+    StoreError,
+    StoreUnavailable,
+    TableStatus,
+    UnknownTableError,
+    unavailable,
+)
+from chaodipi.server.table import CLOSE_TRY_AGAIN, TableError
 from chaodipi.server.tables import ROOM_NAMES, Server, guest_name, only_fields
 from chaodipi.server.ws import table_socket
 from chaodipi.tournament.service import EventService
@@ -117,10 +127,56 @@ async def _conflict(request: Request, exc: Exception) -> Response:
     return _error(str(exc), 409)
 
 
+def _unreachable() -> JSONResponse:
+    response = _error("the database did not answer: try again in a moment", 503)
+    response.headers["Retry-After"] = "1"
+    return response
+
+
+async def _database_down(request: Request, exc: Exception) -> Response:
+    """A request the database did not answer (a lost connection, a restart): 503 with its words; try again."""
+    return _unreachable()
+
+
+class DatabaseErrors:
+    """The outermost layer: a request that fails because the database did not answer (wherever it was asked: the
+    accounts' guard, a route, a table) is answered ``503 {"error": …}`` with ``Retry-After``, and logged in one line,
+    never as a plain-text 500 and a traceback (issue 38); a WebSocket is closed with 1013 (try again)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            if message["type"] in ("http.response.start", "websocket.accept", "websocket.close"):
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except Exception as exc:
+            if not unavailable(exc):
+                raise
+            log.warning("%s %s: the database did not answer (%s)", scope["type"], scope.get("path"), type(exc).__name__)
+            if started:
+                return  # (the answer began: nothing more can be said on it)
+            if scope["type"] == "http":
+                await _unreachable()(scope, receive, send)
+            else:
+                await WebSocketClose(CLOSE_TRY_AGAIN, "try again in a moment")(scope, receive, send)
+
+
 #: How a refused request becomes a reply: one place for every route (Starlette's exception handlers).
 EXCEPTION_HANDLERS: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
     TableError: _refused,
     StoreError: _conflict,
+    StoreUnavailable: _database_down,
     AccountError: refused,
     BodyError: _bad_body,
 }
@@ -479,6 +535,7 @@ def create_app(
         routes=routes,
         lifespan=lifespan,
         middleware=[
+            Middleware(DatabaseErrors),
             Middleware(Guard, accounts=accounts, allowed_origins=server.config.allowed_origins),
             Middleware(GZipMiddleware, minimum_size=2048),
         ],

@@ -31,6 +31,7 @@ from typing import Any
 
 import orjson
 import redis.asyncio as aioredis
+from redis.exceptions import RedisError
 
 __all__ = ["Bus", "BusError", "BusTimeout", "Handler"]
 
@@ -74,6 +75,12 @@ class Bus:
         self._ids = itertools.count(1)
         self._subscribed = asyncio.Event()
         self._published: dict[int, bytes] = {}  # the lobby lines this node wrote last, by table
+        self._nodes: dict[str, int] = {node: 0}  # the live nodes last read from the registry
+        #: Whether this node hears its channel now (subscribed, and its last messages were sent).
+        self.up = False
+        #: Called (in the event loop, with the reason in words) when messages to or from this node may have been
+        #: lost: its subscription dropped (Redis restarted, the connection was cut), or messages could not be sent.
+        self.on_lost: list[Callable[[str], None]] = []
 
     # -- names ------------------------------------------------------------------------------------
     def channel(self, node: str) -> str:
@@ -134,8 +141,9 @@ class Bus:
                     await pipe.execute()
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # Redis away: these messages are lost (the clients catch up)
+            except Exception as exc:  # Redis away: these messages are lost (their clients are told: _lost)
                 log.warning("bus: %d message(s) not sent: %s", len(batch), exc)
+                self._lost(f"{len(batch)} message(s) not sent ({type(exc).__name__})")
                 await asyncio.sleep(0.5)
 
     # -- receiving --------------------------------------------------------------------------------
@@ -146,6 +154,7 @@ class Bus:
             try:
                 await pubsub.subscribe(self.channel(self.node))
                 self._subscribed.set()
+                self.up = True
                 while True:
                     item = await pubsub.get_message(timeout=1.0)
                     if item is None or item.get("type") != "message":
@@ -155,10 +164,19 @@ class Bus:
                 raise
             except Exception as exc:
                 log.warning("bus: listening stopped (%s); subscribing again", exc)
+                self.up = False
+                self._lost(f"listening stopped ({type(exc).__name__})")
                 await asyncio.sleep(0.5)
             finally:
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()  # type: ignore[no-untyped-call,unused-ignore]
+
+    def _lost(self, reason: str) -> None:
+        for callback in list(self.on_lost):
+            try:
+                callback(reason)
+            except Exception:
+                log.exception("bus: telling of lost messages failed")
 
     async def _dispatch(self, data: bytes) -> None:
         try:
@@ -227,8 +245,13 @@ class Bus:
         await self.redis.hset(f"{self.prefix}nodes", self.node, entry)
 
     async def live_nodes(self) -> dict[str, int]:
-        """The nodes heard from within a lease, each with the tables it runs (this node always included)."""
-        raw = await self.redis.hgetall(f"{self.prefix}nodes")
+        """The nodes heard from within a lease, each with the tables it runs (this node always included). While
+        Redis does not answer: the nodes it last said (the processes go on sharing the work as they did)."""
+        try:
+            raw = await self.redis.hgetall(f"{self.prefix}nodes")
+        except RedisError as exc:
+            log.warning("bus: the registry cannot be read (%s); the nodes last seen stand", type(exc).__name__)
+            return dict(self._nodes)
         now = time.time()
         out: dict[str, int] = {}
         for value in raw.values():
@@ -237,6 +260,7 @@ class Bus:
                 if now - float(entry["at"]) <= self.lease_s:
                     out[str(entry["node"])] = int(entry["tables"])
         out.setdefault(self.node, 0)
+        self._nodes = dict(out)
         return out
 
     # -- the lobby's lines --------------------------------------------------------------------------
@@ -261,7 +285,11 @@ class Bus:
         """The lobby lines Redis holds for these tables (those it has)."""
         if not table_ids:
             return {}
-        values = await self.redis.hmget(f"{self.prefix}summaries", [str(t) for t in table_ids])
+        try:
+            values = await self.redis.hmget(f"{self.prefix}summaries", [str(t) for t in table_ids])
+        except RedisError as exc:  # (the lobby shows the store's lines: they lack only what the owners know)
+            log.warning("bus: the lobby's lines cannot be read (%s)", type(exc).__name__)
+            return {}
         out: dict[int, dict[str, Any]] = {}
         for table_id, value in zip(table_ids, values, strict=True):
             if value is not None:

@@ -20,6 +20,7 @@ of that table with 4409 (moved), and the clients reconnect with their tokens, to
 from __future__ import annotations
 
 import itertools
+import time
 from dataclasses import asdict
 from typing import Any
 
@@ -76,10 +77,12 @@ class RemoteLink:
         self.seq = 0  # (for a refusal before the owner answered: the owner's replies carry the table's number)
         self.sockets = sockets  # the host's relayed sockets by connection name (the bus's out and close find them)
         self.conn = f"{bus.node}/{next(_ids)}"  # this socket's name on the bus
+        self.since = time.monotonic()  # when the hello was relayed (the relays' audit waits a moment after it)
 
     def connect(self, peer: Peer, hello: Hello) -> None:
         """Relay the client's hello: the owner answers with a welcome, or an error and a close."""
         self.sockets[self.conn] = (peer, self)
+        self.since = time.monotonic()
         self.bus.send(
             self.owner.owner,
             {"k": "hello", "c": self.conn, "n": self.bus.node, "t": self.id, "h": asdict(hello), "a": peer.account},

@@ -73,7 +73,8 @@ from sqlalchemy import (
     text,
     update,
 )
-from sqlalchemy.engine import URL, Connection, Dialect, Engine
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import URL, Connection, Dialect, Engine, make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
@@ -84,6 +85,7 @@ from chaodipi.levels import Progress
 from chaodipi.log import Action, is_seat
 from chaodipi.record import RecordError, format_deal, game_record, parse_deal, unfinished_at
 from chaodipi.rules import RuleSet
+from chaodipi.server import faults
 
 __all__ = [
     "DEFAULT_URL",
@@ -99,9 +101,11 @@ __all__ = [
     "ReservedSeat",
     "SeatKind",
     "SeatTakenError",
+    "SessionLimits",
     "StaleSequenceError",
     "Store",
     "StoreError",
+    "StoreUnavailable",
     "StoredAction",
     "StoredHand",
     "StoredSeat",
@@ -114,6 +118,7 @@ __all__ = [
     "migrate",
     "record_outcome",
     "room_of",
+    "unavailable",
 ]
 
 #: The platform's rooms (RULES §15's online presets, each unchanged), then ``house``: every other table.
@@ -147,6 +152,39 @@ class NotOwnerError(StaleSequenceError):
 
 class SeatTakenError(StoreError):
     """The seat is taken (or, for a change to a seat, not taken)."""
+
+
+class StoreUnavailable(StoreError):
+    """The database did not answer the request (a lost connection, a restart, a lock waited for too long): nothing
+    was changed that was not committed; try again (the lobby answers 503)."""
+
+
+#: What SQLAlchemy raises when the database cannot be reached or a session was cut (each driver's own errors are
+#: added by :func:`unavailable`, for the statements an append runs on the driver's cursor).
+_UNAVAILABLE: tuple[type[BaseException], ...] = (
+    sa_exc.OperationalError,
+    sa_exc.InterfaceError,
+    sa_exc.PendingRollbackError,
+    sa_exc.TimeoutError,
+    sa_exc.DisconnectionError,
+)
+
+
+def unavailable(exc: BaseException) -> bool:
+    """Whether ``exc`` says the database could not be reached or cut the session (rather than refusing a write):
+    a lost or killed connection, a restart, a lock waited for too long, a transaction ended for being idle."""
+    if isinstance(exc, (StoreUnavailable, *_UNAVAILABLE)):
+        return True
+    if isinstance(exc, sa_exc.DBAPIError):
+        return bool(exc.connection_invalidated) or (exc.orig is not None and unavailable(exc.orig))
+    # the driver's own (an append's statements run on its cursor): psycopg's and sqlite3's classes
+    return any(
+        c.__name__ in _DRIVER_UNAVAILABLE and c.__module__.startswith(("psycopg", "sqlite3")) for c in type(exc).__mro__
+    )
+
+
+#: The driver's errors (psycopg's, sqlite3's) that say the session was cut or a lock not had, by class name.
+_DRIVER_UNAVAILABLE = ("OperationalError", "InterfaceError", "IdleInTransactionSessionTimeout", "IdleSessionTimeout")
 
 
 class SeatKind(StrEnum):
@@ -564,10 +602,52 @@ def _append_statements(dialect: Dialect, fences: dict[str, object]) -> tuple[_Dr
 # -- migrations -----------------------------------------------------------------------------------
 
 
-def _engine(url: str | URL | Engine) -> Engine:
+@dataclass(frozen=True, slots=True)
+class SessionLimits:
+    """How long one of the server's PostgreSQL sessions may hold what it locked, so that a process that stalls (a
+    long pause, a stopped or swapped-out process) cannot keep another from a table (issue 38).
+
+    - ``idle_s``: a transaction left open this long with nothing running (``idle_in_transaction_session_timeout``)
+      is ended by PostgreSQL, its session closed and its row locks freed: a process stopped between an append's
+      statements and its commit loses the append (never told: its commit fails), and whoever claims its tables
+      next goes on at once;
+    - ``lock_s``: a statement that waits this long for a lock (``lock_timeout``) fails rather than waiting on;
+      the caller tries again (the next scan, the next renewal, a reloaded table);
+    - ``name``: the sessions' ``application_name`` (the process's owner name), which ``pg_stat_activity`` shows.
+    """
+
+    idle_s: float
+    lock_s: float
+    name: str = "chaodipi"
+
+    @classmethod
+    def for_lease(cls, lease_s: float, name: str = "chaodipi") -> SessionLimits:
+        """The limits a process with claims of ``lease_s`` runs under: half a lease (1 to 10 s), so that a stalled
+        owner's locks are gone before its lease runs out and a take-over never waits for them."""
+        bound = min(10.0, max(1.0, lease_s / 2))
+        return cls(bound, bound, name)
+
+    def options(self) -> str:
+        """The settings as libpq's ``options`` (set at every connection's start)."""
+        idle, lock = round(self.idle_s * 1000), round(self.lock_s * 1000)
+        return f"-c idle_in_transaction_session_timeout={idle} -c lock_timeout={lock}"
+
+
+def _engine(url: str | URL | Engine, limits: SessionLimits | None = None) -> Engine:
     if isinstance(url, Engine):
         return url
-    engine = create_engine(url)
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "postgresql":
+        # A connection PostgreSQL closed (a restart, a killed backend, a session ended by the limits) is found
+        # when it is taken from the pool (a ping) and replaced, rather than failing the request that took it.
+        args: dict[str, Any] = {}
+        if limits is not None:  # (after the URL's own options, e.g. its search_path)
+            given = parsed.query.get("options", "")
+            options = " ".join([*(given if isinstance(given, tuple) else [given]), limits.options()]).strip()
+            parsed = parsed.difference_update_query(["options"])
+            args = {"options": options, "application_name": limits.name[:63]}
+        return create_engine(parsed, pool_pre_ping=True, connect_args=args)
+    engine = create_engine(parsed)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
     return engine
@@ -605,6 +685,9 @@ def migrate(url: str | URL | Engine = DEFAULT_URL) -> None:
             connection.commit()
         with connection.begin():
             if engine.dialect.name == "postgresql":
+                # (a migration may wait for another process's, and take its time: the server's limits are lifted)
+                connection.execute(text("SET LOCAL lock_timeout = 0"))
+                connection.execute(text("SET LOCAL idle_in_transaction_session_timeout = 0"))
                 # Several processes of a platform may start at once on a new database: one migrates, the others
                 # wait for it (a lock of this schema's, held to the end of the transaction) and find it current.
                 connection.execute(
@@ -630,11 +713,15 @@ class Store:
     """Tables and their accepted actions in one database (a URL, or an engine made by the caller).
 
     The store keeps no state of its own beyond the engine: two stores on one database see the
-    same tables, and a store made after a restart rebuilds every table.
+    same tables, and a store made after a restart rebuilds every table. ``limits`` bound how long
+    its PostgreSQL sessions may hold locks (:class:`SessionLimits`: a server's store has them).
     """
 
-    def __init__(self, url: str | URL | Engine = DEFAULT_URL) -> None:
-        self.engine = _engine(url)
+    def __init__(self, url: str | URL | Engine = DEFAULT_URL, *, limits: SessionLimits | None = None) -> None:
+        self.engine = _engine(url, limits)
+        #: Called with ``"append"`` or ``"renew"`` just before such a transaction commits: a test's stall there
+        #: (:mod:`chaodipi.server.faults`; None in every real deployment).
+        self.before_commit: Callable[[str], None] | None = faults.stop_hook()
         # an append's statements, compiled once for the engine's dialect per set of fences (see Append.fences)
         self._append_statements: dict[tuple[str, ...], tuple[_DriverStatement, _DriverStatement | None]] = {}
         # a broken constraint as SQLAlchemy raises it, and as the driver does (an append's statements run on it)
@@ -820,6 +907,8 @@ class Store:
                 now = _now()
                 for k in order:
                     results[k] = self._append_in(connection, cursor, appends[k], now)
+                if self.before_commit is not None:
+                    self.before_commit("append")
             return results
         except Exception as exc:
             if len(appends) > 1:
@@ -1086,16 +1175,26 @@ class Store:
         it before (another process, or this one before a stall) can write nothing more. Returns the table as
         it was before the claim (its ``owner`` the one before, its ``heartbeat_at`` when that owner was last
         known alive) with the new ``epoch``, or None when another owner holds it.
+
+        A row locked by an unfinished write is skipped (None, as if held: the caller asks again later) rather than
+        waited for: a process that stalled in the middle of a write cannot hold the claim up, and its write is
+        refused once it wakes (the epoch moved on; :class:`SessionLimits` ends its transaction meanwhile).
         """
         now = _now()
         with self.engine.begin() as connection:
             before = self._info(Session(bind=connection), table_id)
-            epoch = connection.execute(
-                update(TableRow)
+            free = (
+                select(TableRow.id)
                 .where(
                     TableRow.id == table_id,
                     or_(TableRow.owner.is_(None), TableRow.owner == owner, TableRow.lease_until < now),
                 )
+                .with_for_update(skip_locked=True)
+                .scalar_subquery()
+            )
+            epoch = connection.execute(
+                update(TableRow)
+                .where(TableRow.id == free)
                 .values(owner=owner, lease_until=now + lease, heartbeat_at=now, epoch=TableRow.epoch + 1)
                 .returning(TableRow.epoch)
             ).scalar()
@@ -1121,6 +1220,8 @@ class Store:
                 .values(lease_until=now + lease, heartbeat_at=now)
                 .returning(TableRow.id, TableRow.epoch)
             ).all()
+            if self.before_commit is not None:
+                self.before_commit("renew")
             return {int(r[0]): int(r[1]) for r in rows}
 
     def release(self, owner: str, table_id: int | None = None, *, epoch: int | None = None) -> list[int]:

@@ -66,11 +66,13 @@ from chaodipi.server.store import (
     StaleSequenceError,
     Store,
     StoredSeat,
+    StoreUnavailable,
     TableInfo,
     TableStatus,
     game_seed,
     mark_time_up,
     record_outcome,
+    unavailable,
 )
 from chaodipi.server.writer import Writer
 from chaodipi.view import SPECTATOR, TEAMS, Phase, View
@@ -86,6 +88,7 @@ MAX_NAME = 24
 CLOSE_LEFT = 4000  # the seat was left (this or another connection of the seat)
 CLOSE_UNKNOWN_TOKEN = 4401
 CLOSE_MOVED = 4409  # another server process runs the table now
+CLOSE_TRY_AGAIN = 1013  # the table is moving between processes (or reloading, or out of reach): reconnect in a moment
 CLOSE_NO_WATCHERS = 4403  # the table does not allow spectators
 CLOSE_TOO_LARGE = 1009  # a message over the largest the protocol takes
 
@@ -103,8 +106,19 @@ class TableError(ValueError):
 
 
 async def in_thread(executor: Executor, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Run a store call in the database thread(s), so the event loop never waits on the disk."""
-    return await asyncio.get_running_loop().run_in_executor(executor, lambda: fn(*args, **kwargs))
+    """Run a store call in the database thread(s), so the event loop never waits on the disk.
+
+    A database that did not answer (:func:`~chaodipi.server.store.unavailable`: a lost or killed connection, a
+    lock waited for too long) raises :class:`~chaodipi.server.store.StoreUnavailable` in words, logged in one
+    line rather than with the driver's traceback (the lobby answers 503; a table reloads)."""
+    try:
+        return await asyncio.get_running_loop().run_in_executor(executor, lambda: fn(*args, **kwargs))
+    except Exception as exc:
+        if not unavailable(exc) or isinstance(exc, StoreUnavailable):
+            raise
+        words = str(exc).strip().splitlines()
+        log.warning("the database did not answer (%s: %s)", type(exc).__name__, words[0][:200] if words else "")
+        raise StoreUnavailable(f"the database did not answer ({type(exc).__name__}): try again") from None
 
 
 def hash_token(token: str) -> str:
@@ -209,7 +223,8 @@ class Table(AutoPlay):
         self.config = config
         self.queue: asyncio.Queue[_Command] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
-        self.moved = False  # another process took the table over
+        self.moved = False  # another process took the table over (or it was lost: :meth:`_lost`)
+        self.reloaded = False  # reloaded from the store in the current command (after an error)
         self.stats = stats or Stats()
         self.watchers: list[Peer] = []  # spectators' connections (seat SPECTATOR)
         self.chat_limiter = ChatLimiter(config.chat_limit)
@@ -324,9 +339,17 @@ class Table(AutoPlay):
                 log.warning("table %s: another server runs it now (%s)", self.id, exc)
                 self._moved()
                 return
+            except StoreUnavailable as exc:  # (said in one line where it happened; _accept reloaded already)
+                log.warning("table %s: %s", self.id, exc)
+                if not self.moved and not self.reloaded:
+                    await self._reload()
             except Exception:
                 log.exception("table %s: internal error; reloading it from the database", self.id)
-                await self._reload()
+                if not self.moved and not self.reloaded:
+                    await self._reload()
+            self.reloaded = False
+            if self.moved:
+                return  # (taken over, or lost: the server lets it go, and the store's state is rebuilt)
 
     async def step(self, command: _Command | None = None) -> None:
         """Handle ``command`` (if any), then do what is due on the table's clock: one turn of :meth:`run`.
@@ -604,7 +627,7 @@ class Table(AutoPlay):
             self.seq = await self.writer.append(append)  # (committed with the other tables' appends meanwhile)
         except BaseException:
             self._ending = None
-            await self._reload()  # the hand in memory is ahead of the database: take the database's
+            await self._reload()  # the hand in memory is ahead of the database: take the database's (or stop)
             raise
         ended, self._ending = self._ending, None
         if ended is not None:
@@ -1178,18 +1201,26 @@ class Table(AutoPlay):
         self._schedule()
 
     async def _reload(self) -> None:
-        """Take the database's state again (after an error that may have left memory ahead of it)."""
+        """Take the database's state again (after an error that may have left memory ahead of it: an action applied
+        whose append failed). Nothing is told until it is the store's again: if the database cannot be read, the
+        table stops here (:meth:`_lost`), and the server rebuilds it from the store once it answers."""
+        self.reloaded = True
         try:
             info = await self._db(self.store.info, self.id)
             seats = await self._db(self.store.seats, self.id)
-        except Exception:
-            log.exception("table %s: cannot reload it", self.id)
+        except Exception as exc:
+            self._lost(exc)
             return
         if self.fence is not None and (info.owner, info.epoch) != (self.fence.owner, self.fence.epoch):
             self._moved()
             return
         peers = [p for s in self.seats if s is not None for p in s.peers]
         self._load(info, seats)
+        try:
+            await self.restore(timedelta(0))
+        except Exception as exc:
+            self._lost(exc, peers)
+            return
         for p in peers:
             state = self.seats[p.seat]
             if state is not None and state.token_hash is not None:
@@ -1197,8 +1228,19 @@ class Table(AutoPlay):
                 p.events_sent = 0
             else:
                 p.close(CLOSE_LEFT, "left the table")
-        await self.restore(timedelta(0))
         self._broadcast()
+
+    def _lost(self, exc: Exception, peers: list[Peer] | None = None) -> None:
+        """The table cannot be reloaded (the database did not answer): it stops here, its clients closed with 1013
+        (reconnect in a moment). The server lets it go (:attr:`moved`) and rebuilds it from the store, so that
+        nothing the store does not hold is ever told (the state in memory may be ahead of it)."""
+        if isinstance(exc, StoreUnavailable):
+            log.warning("table %s: cannot reload it (%s): it stops until the database answers", self.id, exc)
+        else:
+            log.error("table %s: cannot reload it: it stops", self.id, exc_info=exc)
+        self.moved = True
+        for p in [*self._all_peers(), *(peers or [])]:
+            p.close(CLOSE_TRY_AGAIN, "the table is reloading: reconnect in a moment")
 
     def _moved(self) -> None:
         self.moved = True

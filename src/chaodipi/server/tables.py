@@ -11,14 +11,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import hashlib
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
+
+from redis.exceptions import RedisError
 
 from chaodipi.log import Action
 from chaodipi.rules import RuleError, RuleSet
@@ -37,12 +40,14 @@ from chaodipi.server.store import (
     SEED_RANGE,
     Fence,
     ReservedSeat,
+    SessionLimits,
     Store,
     StoreError,
+    StoreUnavailable,
     TableStatus,
     UnknownTableError,
 )
-from chaodipi.server.table import CLOSE_MOVED, MAX_NAME, GameListener, Table, TableError, in_thread
+from chaodipi.server.table import CLOSE_MOVED, CLOSE_TRY_AGAIN, MAX_NAME, GameListener, Table, TableError, in_thread
 from chaodipi.server.writer import Writer
 
 __all__ = [
@@ -104,7 +109,8 @@ class Server:
     def __init__(self, url: str = DEFAULT_URL, config: ServerConfig | None = None) -> None:
         self.url = url
         self.config = config or ServerConfig()
-        self.store = Store(url)
+        # its PostgreSQL sessions hold no lock longer than half a lease: a stalled process never holds a table up
+        self.store = Store(url, limits=SessionLimits.for_lease(self.config.lease_s, self.owner))
         sqlite = self.store.engine.dialect.name == "sqlite"
         # SQLite takes one writer at a time: one database thread; PostgreSQL: a few.
         self.db = ThreadPoolExecutor(1 if sqlite else 4, thread_name_prefix="chaodipi-db")
@@ -119,6 +125,7 @@ class Server:
         self._loading = asyncio.Lock()
         self._maintainer: asyncio.Task[None] | None = None
         self._orphans_seen: dict[int, float] = {}
+        self._hellos: set[str] = set()  # relayed clients whose hello is being answered here
         self._stopping = False
         self._writes: dict[str, list[float]] = {}
         #: Told of every game that finishes at a table this process runs, once its outcome is stored
@@ -135,7 +142,8 @@ class Server:
         return timedelta(seconds=self.config.lease_s)
 
     async def db_call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """Run a store call in the database thread(s)."""
+        """Run a store call in the database thread(s); a database that did not answer raises
+        :class:`~chaodipi.server.store.StoreUnavailable` (the lobby answers 503: try again)."""
         return await in_thread(self.db, fn, *args, **kwargs)
 
     async def start(self, lock: ServingLock | None = None) -> None:
@@ -159,6 +167,7 @@ class Server:
                 }
             )
             self.bus.aside.update({"call", "adopt"})  # (each waits for its table; the relayed messages keep order)
+            self.bus.on_lost.append(self._relays_lost)
             await self.bus.start()
             await self.bus.heartbeat(0)
         for info in await self.db_call(self.store.list_tables):
@@ -219,7 +228,44 @@ class Server:
         await asyncio.gather(
             self._every(self.config.lease_s / 4, self._renew),
             self._every(min(1.0, self.config.lease_s / 4), self._look_around),
+            self._every(RELAY_SETTLE_S, self._audit_relays),
+            self._watch_stalls(),
         )
+
+    async def _watch_stalls(self) -> None:
+        """Notice that this process stalled (a long pause: a stopped or swapped-out process, a frozen container) for
+        long enough that the others may have taken it for dead and forgotten its relayed clients: those are told to
+        reconnect at once (:meth:`_relays_lost`), rather than wait on a relay nobody serves."""
+        tick = 0.25
+        limit = max(1.0, 0.75 * self.config.lease_s)
+        last = time.monotonic()
+        while True:
+            await asyncio.sleep(tick)
+            now = time.monotonic()
+            stalled, last = now - last - tick, now
+            if stalled >= limit:
+                log.warning("this process stalled for %.1f s", stalled)
+                self._relays_lost(f"this process stalled for {stalled:.1f} s")
+
+    def _relays_lost(self, reason: str) -> None:
+        """Messages between this process and the others may have been lost (:attr:`Bus.on_lost
+        <chaodipi.server.bus.Bus.on_lost>`, or a stall): every relayed client is closed with 1013 and reconnects
+        with where it stood (to any process), so that none waits on a relay that lost its messages. (The clients
+        of this process's own tables connected here lose nothing: their messages do not cross Redis.)"""
+        if not self.sockets and not self.remote:
+            return
+        log.warning(
+            "relays: %s; %d relayed client(s) here and %d elsewhere reconnect",
+            reason,
+            len(self.sockets),
+            len(self.remote),
+        )
+        for peer, _ in list(self.sockets.values()):
+            peer.close(CLOSE_TRY_AGAIN, "the link to the table's server was lost: reconnect")
+        for conn, (remote, table) in list(self.remote.items()):
+            del self.remote[conn]
+            remote.close(CLOSE_TRY_AGAIN, "the link to the table's server was lost: reconnect")
+            table.disconnect(remote)
 
     async def _every(self, seconds: float, job: Callable[[], Awaitable[None]]) -> None:
         while True:
@@ -228,6 +274,12 @@ class Server:
                 await job()
             except asyncio.CancelledError:
                 raise
+            except (StoreUnavailable, RedisError, OSError) as exc:  # (an outage: said in one line, no traceback)
+                log.warning(
+                    "cannot look after the tables now (%s: %s); the next round tries again",
+                    type(exc).__name__,
+                    str(exc).splitlines()[0][:200] if str(exc) else "",
+                )
             except Exception:
                 log.exception("cannot look after the tables (the next round tries again)")
 
@@ -262,19 +314,19 @@ class Server:
             await self.bus.publish_summaries(lines, gone=gone)
 
     async def _adopt_orphans(self) -> None:
-        """Claim this process's share of the tables nobody runs (their owner died or stopped): the live processes
-        ranked by load share them out; one left over for three seconds is taken by whoever sees it."""
+        """Claim this process's share of the tables nobody runs (their owner died or stopped): each goes to the
+        live process :func:`adopter` names (every process names the same one, whatever it sees of the loads or
+        when it looks); one still left after :data:`ORPHAN_GRACE_S` is taken by whoever sees it (its adopter died
+        too, or has not looked yet)."""
         orphans = await self.db_call(self.store.orphans)
         now = time.monotonic()
         self._orphans_seen = {t: self._orphans_seen.get(t, now) for t in orphans}
         if not orphans:
             return
-        nodes = await self._loads()
-        order = sorted(nodes, key=lambda n: (nodes[n], n))
-        rank, count = order.index(self.owner), len(order)
-        for k, table_id in enumerate(orphans):
-            if k % count == rank or now - self._orphans_seen.get(table_id, now) >= 3:
-                with contextlib.suppress(TableError):
+        nodes = list(await self.bus.live_nodes()) if self.bus is not None else [self.owner]
+        for table_id in orphans:
+            if adopter(table_id, nodes) == self.owner or now - self._orphans_seen[table_id] >= ORPHAN_GRACE_S:
+                with contextlib.suppress(TableError, StoreUnavailable):
                     await self._local(table_id)
 
     async def _check_relays(self) -> None:
@@ -293,7 +345,36 @@ class Server:
             for conn, (peer, table) in list(self.remote.items()):
                 if peer.host not in live:
                     del self.remote[conn]
+                    # (told, in case the host only stalled: it closes the client, which reconnects)
+                    peer.close(CLOSE_TRY_AGAIN, "the link to the table's server was lost: reconnect")
                     table.disconnect(peer)
+
+    async def _audit_relays(self) -> None:
+        """Ask each process that runs a table of this process's relayed clients which of them it does not know
+        (it forgot them: it took this process for dead, or their hello was lost), and close those with 1013: they
+        reconnect. A relayed client is never left on a socket that nothing will be sent to."""
+        if self.bus is None:
+            return
+        by_owner: dict[str, list[str]] = {}
+        settled = time.monotonic() - RELAY_SETTLE_S
+        for conn, (_, link) in self.sockets.items():
+            if link.since <= settled:  # (a hello just relayed may not have reached the owner yet)
+                by_owner.setdefault(link.owner.owner, []).append(conn)
+        bus = self.bus
+
+        async def ask(node: str, conns: list[str]) -> list[Any]:
+            try:
+                return list(await bus.request(node, "relays", {"c": conns}, timeout=RELAY_SETTLE_S))
+            except BusError:
+                return []  # (the owner is gone or Redis is: _check_relays and Bus.on_lost see to those)
+
+        answers = await asyncio.gather(*(ask(node, conns) for node, conns in by_owner.items()))
+        for node, unknown in zip(by_owner, answers, strict=True):
+            for conn in unknown:
+                entry = self.sockets.get(str(conn))
+                if entry is not None:
+                    log.info("table %s: %s forgot a client relayed from here: it reconnects", entry[1].id, node)
+                    entry[0].close(CLOSE_TRY_AGAIN, "the link to the table's server was lost: reconnect")
 
     # -- claiming ------------------------------------------------------------------------------------
     async def _load(self, table_id: int) -> Table | None:
@@ -348,6 +429,8 @@ class Server:
         if self.bus is not None:
             owner = await self._owner(table_id)
             if owner is not None and owner.owner != self.owner:
+                if not self.bus.up:  # (a relay now would lose its messages)
+                    raise TableError("this server cannot reach the table's server now: try again in a moment", 503)
                 return RemoteLink(self.bus, table_id, owner, self.sockets)
         table = await self._local(table_id)
         if table is not None:
@@ -389,7 +472,11 @@ class Server:
     async def _on_hello(self, message: dict[str, Any]) -> None:
         assert self.bus is not None
         conn, host, table_id = str(message["c"]), str(message["n"]), int(message["t"])
-        table = await self._running(table_id)
+        self._hellos.add(conn)  # (known from now on to the relays' audit, while the table is found)
+        try:
+            table = await self._running(table_id)
+        finally:
+            self._hellos.discard(conn)
         account = message.get("a")
         peer = RemotePeer(self.bus, host, conn, (int(account[0]), str(account[1])) if account else None)
         if table is None or table.moved:
@@ -428,6 +515,10 @@ class Server:
 
     async def _on_call(self, message: dict[str, Any]) -> None:
         assert self.bus is not None
+        if message.get("op") == "relays":  # which of these relayed clients does this process not know?
+            conns = message["a"]["c"]
+            self.bus.reply(message, [c for c in conns if c not in self.remote and c not in self._hellos])
+            return
         try:
             if message.get("op") != "table":
                 raise TableError(f"unknown request {message.get('op')!r}", 400)
@@ -593,6 +684,32 @@ class Server:
 
 #: A table's owner answers a request for a table it no longer runs with this status: ask who runs it now.
 STATUS_MOVED = 421
+
+#: A relayed client is audited (:meth:`Server._audit_relays`) once its hello is this many seconds old; the audit's
+#: question waits as long for its answer.
+RELAY_SETTLE_S = 2.0
+
+#: An orphan (a table nobody runs) that its adopter has not claimed within this many seconds of being seen is
+#: claimed by whichever process sees it next.
+ORPHAN_GRACE_S = 2.0
+
+
+def adopter(table_id: int, nodes: Iterable[str]) -> str:
+    """The process that takes table ``table_id`` over when nobody runs it, among the live ``nodes``: the highest
+    of a hash of the table and each node's name (rendezvous hashing). Every process finds the same one from the
+    same nodes, the tables spread evenly over them, and a node's going moves only its own share.
+
+    >>> adopter(7, ["node0", "node1", "node2"]) == adopter(7, ["node2", "node1", "node0"])
+    True
+    >>> shares = [adopter(t, ["a", "b", "c"]) for t in range(3000)]
+    >>> all(900 < shares.count(n) < 1100 for n in "abc")
+    True
+    """
+
+    def weight(node: str) -> tuple[bytes, str]:
+        return hashlib.blake2b(f"{table_id}\x00{node}".encode(), digest_size=8).digest(), node
+
+    return max(nodes, key=weight)
 
 
 def _account(value: Any) -> tuple[int, str] | None:

@@ -23,7 +23,8 @@ from chaodipi.server.accounts import account_of
 from chaodipi.server.config import ServerConfig
 from chaodipi.server.messages import ErrorReply
 from chaodipi.server.protocol import ProtocolError, parse_hello
-from chaodipi.server.table import CLOSE_TOO_LARGE, TableError
+from chaodipi.server.store import unavailable
+from chaodipi.server.table import CLOSE_TOO_LARGE, CLOSE_TRY_AGAIN, TableError
 from chaodipi.server.tables import Server, TableLink
 
 __all__ = [
@@ -42,7 +43,6 @@ log = logging.getLogger("chaodipi.server")
 
 CLOSE_BAD_HELLO = 4400
 CLOSE_NO_TABLE = 4404
-CLOSE_TRY_AGAIN = 1013  # the table is moving between the processes of a platform
 CLOSE_TOO_FAST = 4429
 CLOSE_TOO_SLOW = 4408  # the client did not read its messages
 CLOSE_UNSENDABLE = 1011  # the server could not send a message (an internal error): reconnect
@@ -167,7 +167,6 @@ async def table_socket(websocket: WebSocket) -> None:
     server: Server = websocket.app.state.server
     await websocket.accept()
     conn = Connection(websocket, server.config)
-    conn.account = await account_of(websocket)
     pump = asyncio.get_running_loop().create_task(conn.pump())
     link: TableLink | None = None
     try:
@@ -175,7 +174,13 @@ async def table_socket(websocket: WebSocket) -> None:
         try:
             if not str(raw).isdigit() or len(str(raw)) > 12:
                 raise TableError(f"no table {raw}", 404)
-            link = await server.link(int(raw))
+            try:
+                conn.account = await account_of(websocket)
+                link = await server.link(int(raw))
+            except Exception as exc:  # (the database did not answer: the client tries again in a moment)
+                if not unavailable(exc):
+                    raise
+                raise TableError("the database did not answer: try again in a moment", 503) from None
         except TableError as exc:
             conn.send(ErrorReply(0, "no_table", str(exc)).text())
             if exc.status == 404:
