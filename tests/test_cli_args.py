@@ -40,6 +40,8 @@ BAD_OPTIONS = [
     (["serve", "--forwarded-allow-ips", "proxy.example"], "--forwarded-allow-ips", "IP addresses or networks"),
     (["serve", "--forwarded-allow-ips", "10.0.0.1,*"], "--forwarded-allow-ips", "IP addresses or networks"),
     (["serve", "--forwarded-allow-ips", ""], "--forwarded-allow-ips", "IP addresses or networks"),
+    (["serve", "--keepalive", "0"], "--keepalive", "greater than 0"),
+    (["serve", "--keepalive", "nan"], "--keepalive", "greater than 0"),
 ]
 
 
@@ -85,6 +87,18 @@ def test_serve_believes_forwarded_headers_only_from_the_proxies_named(monkeypatc
         (False, []),
         (True, ["10.0.0.1", "10.1.0.0/16"]),
     ]
+
+
+def test_serve_keepalive_reaches_the_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--keepalive`` (seconds) is the config's ``keepalive_s``, which the welcome's pace tells the clients."""
+    import chaodipi.server.serve as serve_module
+    from chaodipi.server.config import ServerConfig
+
+    configs: list[ServerConfig] = []
+    monkeypatch.setattr(serve_module, "serve", lambda host, port, url, config: configs.append(config))
+    assert main(["serve"]) == 0
+    assert main(["serve", "--keepalive", "2.5"]) == 0
+    assert [c.keepalive_s for c in configs] == [10.0, 2.5]
 
 
 def test_simulate_into_a_file_is_one_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -437,6 +437,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         bot_delay_ms=args.bot_delay_ms,
         hand_pause_ms=args.hand_pause_ms,
         trick_pause_ms=args.trick_pause_ms,
+        keepalive_s=args.keepalive,
         time_scale=args.time_scale,
         head_timeout_s=args.head_timeout,
         body_timeout_s=args.body_timeout,
@@ -626,6 +627,14 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--hand-pause-ms", type=_millis, default=15000, help="the longest pause between hands (15000)")
     sv.add_argument(
         "--trick-pause-ms", type=_millis, default=1500, help="a won trick stays shown before the next lead (1500)"
+    )
+    sv.add_argument(
+        "--keepalive",
+        type=seconds_option,
+        default=10.0,
+        metavar="SECONDS",
+        help="a client that has heard nothing from its table for this long sends a ping, and after twice this "
+        "reconnects; the welcome tells the clients (default 10)",
     )
     sv.add_argument(
         "--time-scale", type=_scale, default=1.0, help="multiplies the rules' time limits (default 1; 0.1 for tests)"

@@ -30,6 +30,9 @@ class ServerConfig:
     body_timeout_s: float = 30.0  # … and its body within this after them
     max_connections: int = 1000  # open at once, HTTP and WebSocket together (never above the open-file limit)
     trick_pause_ms: int = 1500  # a finished trick stays in the middle before the next lead (bots wait for it)
+    # a client that has heard nothing for this long pings the table, and after twice this reconnects (the welcome's
+    # ``pace.keepalive_ms`` tells it): a relay that stopped forwarding cannot leave it waiting for ever
+    keepalive_s: float = 10.0
     # accounts (server/accounts.py): rate limits in the ``limits`` library's notation
     login_limit: str = "10/minute"  # logins per client address
     login_name_limit: str = "5/minute"  # … and per username

@@ -449,6 +449,7 @@ class Table(AutoPlay):
                 "deal_ms": self.config.deal_ms,
                 "bot_delay_ms": self.config.bot_delay_ms,
                 "trick_pause_ms": self.config.trick_pause_ms,
+                "keepalive_ms": round(self.config.keepalive_s * 1000),
             },
             chat=tuple(await self._db(self.store.read, lambda c: recent_lines(c, self.id))),
             watch_delay=self.info.watch_delay if watching else None,

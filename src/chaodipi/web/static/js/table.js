@@ -20,6 +20,9 @@ import { makeChat } from './table-chat.js';
 import { phraseText } from './phrases.js';
 
 const RETRY_MS = [500, 1000, 2000, 4000, 5000];
+// the keep-alive when the welcome's pace names none (`keepalive_ms`): a ping after this long hearing nothing, and
+// after twice this a close and an immediate reconnect (a relaying server may keep a socket open that no longer speaks)
+const KEEPALIVE_MS = 10000;
 
 
 function go(path) {
@@ -49,6 +52,13 @@ export function mountTable(root, tableId, opts = {}) {
     reconnecting: false,
     retry: 0,
     retryTimer: null,
+    // the keep-alive (on the current socket): when a message was last heard, when a ping was last sent, whether the
+    // welcome came, the watch's timer and when it last looked (a late look is a held-back timer, not silence)
+    heardAt: 0,
+    pingAt: 0,
+    welcomed: false,
+    keepTimer: null,
+    keepLooked: 0,
     everOpen: false,
     tableName: '',
     rules: null,
@@ -229,8 +239,12 @@ export function mountTable(root, tableId, opts = {}) {
       return;
     }
     S.ws = ws;
+    S.welcomed = false;
+    S.heardAt = performance.now();
+    startKeepalive();
     ws.addEventListener('open', () => {
       if (ws !== S.ws) return;
+      S.heardAt = performance.now();
       // a spectator's hello; a seat's (its token; an account's seat needs none: the session cookie says whose)
       const hello = S.watching ? { type: 'hello', watch: true } : { type: 'hello' };
       if (!S.watching && S.mine.token) hello.token = S.mine.token;
@@ -243,6 +257,7 @@ export function mountTable(root, tableId, opts = {}) {
     });
     ws.addEventListener('message', (ev) => {
       if (ws !== S.ws || disposed) return;
+      S.heardAt = performance.now(); // any message, a pong too: the table still speaks to this socket
       let msg;
       try { msg = JSON.parse(ev.data); } catch (_) { return; }
       handle(msg);
@@ -251,8 +266,61 @@ export function mountTable(root, tableId, opts = {}) {
       if (ws !== S.ws || disposed) return;
       S.ws = null;
       S.conn = 'closed';
+      stopKeepalive();
       onClose(ev.code);
     });
+  }
+
+  // ------------------------------------------------------------------ keep-alive
+  // The WebSocket layer's own pings only show that the socket lives. This watch shows that the table still speaks:
+  // after keepalive_ms of silence a ping (the table answers pong, through a relaying server too); after twice that,
+  // a close (4998) and an immediate reconnect, with where the page stood (seq, hand, events) as after any drop.
+  function keepaliveMs() {
+    const ms = S.pace ? Number(S.pace.keepalive_ms) : NaN;
+    return ms > 0 ? ms : KEEPALIVE_MS;
+  }
+  const keepaliveEvery = () => Math.max(250, keepaliveMs() / 4);
+
+  function startKeepalive() {
+    stopKeepalive();
+    S.keepLooked = performance.now();
+    S.keepTimer = setInterval(keepaliveLook, keepaliveEvery());
+  }
+
+  function stopKeepalive() {
+    clearInterval(S.keepTimer);
+    S.keepTimer = null;
+  }
+
+  function keepaliveLook() {
+    const ws = S.ws;
+    if (disposed || !ws) { stopKeepalive(); return; }
+    const now = performance.now();
+    // a look much later than asked for: the timers were held back (a background tab, a sleeping machine), and the
+    // messages that came meanwhile may not have been read yet. It is no proof of silence: ping, and wait once more.
+    const late = now - S.keepLooked > 2 * keepaliveEvery();
+    S.keepLooked = now;
+    if (ws.readyState !== WebSocket.OPEN) return;
+    const limit = keepaliveMs();
+    if (late) S.heardAt = Math.max(S.heardAt, now - limit);
+    const quiet = now - S.heardAt;
+    if (quiet >= 2 * limit) {
+      // nothing for twice the keep-alive: the socket is open but nobody speaks on it (before the welcome: the hello
+      // was not answered). Close it and connect again: at once after a welcome, else after the usual back-off.
+      stopKeepalive();
+      S.ws = null;
+      try { ws.close(4998, 'silent'); } catch (_) { /* ignore */ }
+      S.conn = 'closed';
+      S.reconnecting = true;
+      if (S.welcomed) connect(); else scheduleRetry();
+      render();
+      return;
+    }
+    if (S.welcomed && quiet >= limit && S.pingAt <= S.heardAt) {
+      S.msgId += 1;
+      S.pingAt = now;
+      ws.send(JSON.stringify({ type: 'ping', id: 'k' + S.msgId }));
+    }
   }
 
   function onClose(code) {
@@ -318,6 +386,8 @@ export function mountTable(root, tableId, opts = {}) {
         S.seats = msg.seats;
         if (Array.isArray(msg.teams)) S.teams = msg.teams;
         if (msg.pace && typeof msg.pace === 'object') S.pace = msg.pace; // the server's pace (trick_pause_ms: the felt)
+        S.welcomed = true;
+        startKeepalive(); // (at the pace's keep-alive)
         if (!msg.resumed) { S.events = []; S.eventsHand = null; }
         loadRules();
         applyState(msg);
@@ -362,16 +432,18 @@ export function mountTable(root, tableId, opts = {}) {
     if (typeof msg.seq === 'number') S.seq = msg.seq;
     const events = Array.isArray(msg.events) ? msg.events : [];
     if (msg.view) {
-      if (msg.hand !== S.eventsHand || msg.events_from === 0) {
+      const from = Number(msg.events_from) || 0;
+      if (from === 0) {
         S.events = events.slice();
         S.eventsHand = msg.hand;
-      } else if (msg.events_from === S.events.length) {
+      } else if (msg.hand === S.eventsHand && from === S.events.length) {
         S.events.push(...events);
-      } else if (msg.events_from < S.events.length) {
-        S.events = S.events.slice(0, msg.events_from).concat(events);
+      } else if (msg.hand === S.eventsHand && from < S.events.length) {
+        S.events = S.events.slice(0, from).concat(events);
       } else {
-        // a gap: we missed events; take what came and ask for a full snapshot
-        S.events = S.events.concat(events);
+        // a gap: we missed events (of this hand, or the start of a new one); keep what came, and ask for a full
+        // snapshot (the next hello says no hand, so the welcome brings the whole list)
+        S.events = msg.hand === S.eventsHand ? S.events.concat(events) : events.slice();
         S.eventsHand = null;
         if (S.ws) { try { S.ws.close(4000 + 999, 'resync'); } catch (_) { /* ignore */ } }
       }
@@ -1029,6 +1101,7 @@ export function mountTable(root, tableId, opts = {}) {
     for (const id of timers) clearInterval(id);
     clearTimeout(S.retryTimer);
     clearTimeout(S.pendingTimer);
+    stopKeepalive();
     offLang();
     if (R.ro) R.ro.disconnect();
     if (S.ws) {
