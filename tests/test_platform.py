@@ -396,3 +396,74 @@ def test_processes_starting_at_once_on_a_new_database_migrate_it_once(pg_url: st
         assert store.list_tables() == []
     finally:
         store.close()
+
+
+def test_an_owner_stalled_between_its_append_and_its_commit_tells_nothing_unstored(pg_url: str, redis_url: str) -> None:
+    """Issue 38: the owner's database thread stalls after an append's statements, before its commit, holding the
+    table's row lock. PostgreSQL ends the idle transaction after half a lease (SessionLimits), another process's
+    claim (which skips a locked row, never waits on it) takes the table once the lease ran out; when the stalled
+    thread wakes, its commit fails: the action was never stored, and no client is told it (no update, no welcome:
+    the table reloads, finds the table claimed, and closes its clients with 4409)."""
+    import threading
+
+    from server_helpers import running_server
+
+    slow = {"declare_seconds": 0, "play_seconds": 60, "bury_seconds": 60}
+
+    async def main() -> None:
+        apps: list[Any] = []
+        async with running_server(
+            pg_url, apps=apps, owner="stalled", redis=redis_url, lease_s=LEASE, deal_ms=0, bot_delay_ms=0
+        ) as stalled_base:
+            server = apps[0].state.server
+            table = await new_table(stalled_base, {"preset": "anchao", "set": slow}, bots=BOTS, seed=9)
+            _, token = await join(stalled_base, table, "停顿", 0)
+            client = Client(stalled_base, table, token)
+            await client.connect()
+            await client.play(until=lambda c: c.view is not None and len(c.view["tricks"]) >= 1, timeout=60)
+            await client.wait(lambda c: c.deadline is not None and c.deadline["seat"] == 0, timeout=60)
+            store = Store(pg_url)
+            before = store.info(table).last_seq
+            assert client.seq == before
+            entered, wake = threading.Event(), threading.Event()
+
+            def stall(where: str) -> None:
+                if where == "append" and not entered.is_set():
+                    entered.set()
+                    wake.wait(60)  # the database thread stalls here, its transaction open and the row locked
+
+            server.store.before_commit = stall
+            view = client.engine_view()
+            assert view is not None
+            action = make_bot("rules", 1).act(view)
+            assert action is not None
+            await client.act(action)
+            for _ in range(200):
+                if entered.is_set():
+                    break
+                await asyncio.sleep(0.05)
+            assert entered.is_set(), "the append did not reach its commit"
+            server._maintainer.cancel()  # (the rest of the process stalls too: no renewal comes)
+            async with running_server(pg_url, owner="fresh", redis=redis_url, lease_s=LEASE):
+                for _ in range(300):  # the idle transaction is ended, the lease runs out, the row is claimed
+                    now = store.owners([table])[table]
+                    if now is not None and now.owner == "fresh":
+                        break
+                    await asyncio.sleep(0.05)
+                fence = store.owners([table])[table]
+                assert fence is not None and fence.owner == "fresh", fence
+                wake.set()  # the stalled thread wakes: its commit fails
+                await client.wait(lambda c: c.closed is not None, timeout=20)
+                assert client.closed is not None and client.closed[0] == 4409, client.closed
+                assert store.info(table).last_seq == before  # the stalled action was never stored…
+                told = [m["seq"] for m in client.messages if "seq" in m]
+                assert max(told) == before, f"told seq {max(told)}, stored {before}"  # … nor told
+                welcome = await client.connect(resume=True)  # to the stalled process: it relays to the new owner
+                assert welcome["seat"] == 0 and welcome["seq"] == before
+                await client.act(action)
+                await client.wait(lambda c: c.seq > before, timeout=10)
+                assert store.info(table).last_seq == before + 1
+                await client.close()
+            store.close()
+
+    run(main(), 120)

@@ -137,7 +137,12 @@ def test_no_pause_keeps_the_bot_delay_and_the_whole_limit(tmp_path: Path) -> Non
 def test_a_persons_deadline_is_not_eaten_by_the_pause(tmp_path: Path) -> None:
     async def test(s: Paced) -> None:
         peer = await s.connect()
-        assert peer.sent[0]["pace"] == {"deal_ms": 100, "bot_delay_ms": BOT_DELAY_MS, "trick_pause_ms": PAUSE_MS}
+        assert peer.sent[0]["pace"] == {
+        "deal_ms": 100,
+        "bot_delay_ms": BOT_DELAY_MS,
+        "trick_pause_ms": PAUSE_MS,
+        "keepalive_ms": 10_000,
+    }
         await ann_plays_until(s, peer, s.lead_after_a_trick)  # Ann won a trick: she leads the next one
         pending = s.pending()
         limit = s.table.limit(pending.seconds)
