@@ -33,7 +33,7 @@ from chaodipi.record import parse_deal
 from chaodipi.server.faults import STOP_FILE
 from chaodipi.server.store import Fence, Store
 from chaodipi.view import SPECTATOR, Phase, View
-from server_helpers import ServerProcess, free_port, message_cards
+from server_helpers import ServerProcess, free_port, message_cards, terminate
 from service_helpers import redis_binary
 
 #: Close codes after which a client of the protocol reconnects (docs/protocol.md); the others end it.
@@ -68,13 +68,7 @@ class OwnRedis:
         raise RuntimeError("the test's Redis did not start")
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        terminate(self.proc)
         self.proc = None
 
 

@@ -293,12 +293,18 @@ class ServerProcess:
         self.proc.wait(10)
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        terminate(self.proc)
+
+
+def terminate(proc: subprocess.Popen[bytes] | None) -> None:
+    """Stop a child process with SIGTERM, and SIGKILL if it is still there 10 s later."""
+    if proc is not None and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
 
 
 # -- hidden information: each message checked against the engine's view at the moment it was sent ----------
