@@ -328,3 +328,47 @@ def test_a_seat_has_one_json_shape_in_the_lobby_and_at_the_table(tmp_path: Path)
         assert at_table[0]["connected"] is True and in_lobby[0]["connected"] is False  # (no connection in the store)
 
     run(test, tmp_path)
+
+
+def test_an_append_that_fails_while_the_database_is_away_is_never_told(tmp_path: Path) -> None:
+    """Issue 38: the action is applied in memory, its append fails (the database is away), and the table cannot
+    reload what the store holds either. It must not go on from memory (which is ahead of the store): no update or
+    welcome tells the action; its clients are closed with 1013 (reconnect in a moment) and the table stops
+    (``moved``), to be rebuilt from the store once the database answers, at the stored sequence number."""
+    import sqlite3
+
+    from chaodipi.bots import make_bot
+    from chaodipi.server.table import CLOSE_TRY_AGAIN
+
+    async def test(s: Setup) -> None:
+        peer = await s.connect()
+        await s.until(s.anns_turn)
+        seq = s.table.seq
+        hand = s.table._hand()
+        action = make_bot("rules", 1).act(hand.view(0))
+        assert action is not None
+        body = action.to_json()
+        body.pop("p", None)
+        body.pop("at", None)
+        act = parse_client(json.dumps({"type": "act", "seq": seq, "action": body}), seat=0)
+        away = sqlite3.OperationalError("disk I/O error")
+        real_append, real_info = s.store.append_batch, s.store.info
+        s.store.append_batch = lambda appends: [away for _ in appends]  # type: ignore[method-assign]
+
+        def info(table_id: int) -> Any:
+            raise away
+
+        s.store.info = info  # type: ignore[method-assign]
+        sent = len(peer.sent)
+        with pytest.raises(sqlite3.OperationalError):
+            await s.table.step(_Message(peer, act, s.clock.now()))
+        assert peer.closed is not None and peer.closed[0] == CLOSE_TRY_AGAIN
+        assert all(m.get("seq", 0) <= seq for m in peer.sent[sent:]), peer.sent[sent:]
+        assert s.table.moved
+        s.store.append_batch, s.store.info = real_append, real_info  # type: ignore[method-assign]
+        assert s.store.info(s.table_id).last_seq == seq  # not stored
+        again = s.load(s.clock)  # the database answers: the table is rebuilt from the store
+        await again.restore(timedelta(0))
+        assert again.seq == seq and len(again._hand().actions) == len(hand.actions) - 1
+
+    run(test, tmp_path)
