@@ -339,13 +339,18 @@ class Table(AutoPlay):
                 log.warning("table %s: another server runs it now (%s)", self.id, exc)
                 self._moved()
                 return
-            except StoreUnavailable as exc:  # (said in one line where it happened; _accept reloaded already)
-                log.warning("table %s: %s", self.id, exc)
-                if not self.moved and not self.reloaded:
-                    await self._reload()
-            except Exception:
-                log.exception("table %s: internal error; reloading it from the database", self.id)
-                if not self.moved and not self.reloaded:
+            except Exception as exc:
+                if unavailable(exc):  # (a lost connection, a session ended: one line, no traceback)
+                    words = str(exc).strip().splitlines()
+                    log.warning(
+                        "table %s: the database did not answer (%s: %s)",
+                        self.id,
+                        type(exc).__name__,
+                        words[0][:200] if words else "",
+                    )
+                else:
+                    log.exception("table %s: internal error; reloading it from the database", self.id)
+                if not self.moved and not self.reloaded:  # (_accept reloaded already)
                     await self._reload()
             self.reloaded = False
             if self.moved:

@@ -466,7 +466,7 @@ class Server:
         when this process is claiming it just now); None if another process runs it."""
         try:
             return await self._local(table_id)
-        except TableError:
+        except (TableError, StoreUnavailable):  # (the database away: the client is told to reconnect)
             return None
 
     async def _on_hello(self, message: dict[str, Any]) -> None:
@@ -537,7 +537,7 @@ class Server:
     async def _on_adopt(self, message: dict[str, Any]) -> None:
         if self._stopping:
             return  # (handed over by a process stopping too: the next process to see the table claims it)
-        with contextlib.suppress(TableError):
+        with contextlib.suppress(TableError, StoreUnavailable):
             await self._local(int(message["t"]))
 
     async def _loads(self) -> dict[str, int]:
