@@ -137,7 +137,7 @@ class FaultClient:
         if self.task is not None:
             self.task.cancel()
             with contextlib.suppress(BaseException):
-                await self.task
+                await asyncio.wait_for(self.task, 5)
 
     async def _run(self) -> None:
         first = True
@@ -167,7 +167,7 @@ class FaultClient:
             self.heard = time.monotonic()
             pinged = False
             answered: tuple[int, int, int] | None = None
-            while True:
+            while not self.done:  # (a cancellation that wait_for swallows still ends the session here)
                 quiet = time.monotonic() - self.heard
                 if quiet >= 2 * self.keepalive:
                     await ws.close(4998, "silent")
@@ -195,6 +195,7 @@ class FaultClient:
                         action = self._decide()
                         if action is not None:
                             await ws.send(json.dumps({"type": "act", "seq": self.seq, "action": action}))
+            return 1000
 
     def _take(self, msg: dict[str, Any]) -> bool:
         """Take a message in; False on a gap (events missed: reconnect with where it stood)."""
@@ -240,7 +241,18 @@ class FaultPlatform:
         self.redis = OwnRedis()
         self.folder = folder
         self.tally = Tally()
-        pace = ("--deal-ms", "0", "--bot-delay-ms", "60", "--hand-pause-ms", "300", "--trick-pause-ms", "0")
+        pace = (
+            "--deal-ms",
+            "0",
+            "--bot-delay-ms",
+            "60",
+            "--hand-pause-ms",
+            "300",
+            "--trick-pause-ms",
+            "0",
+            "--time-scale",
+            "0.2",
+        )
         self.procs: list[ServerProcess] = []
         for k in range(nodes):
             proc = ServerProcess(
@@ -259,8 +271,10 @@ class FaultPlatform:
 
     def __enter__(self) -> FaultPlatform:
         self.redis.start()
+        for p in self.procs:  # (started together: their imports and migrations overlap)
+            p.launch()
         for p in self.procs:
-            p.start()
+            p.wait_up()
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -296,7 +310,7 @@ class FaultPlatform:
                 assert r.status_code == 201, r.text
                 table = int(r.json()["id"])
                 tables.append(table)
-                keepalive = self.lease
+                keepalive = self.lease / 2
                 if k < seated:
                     r = await http.post(f"{base}/api/tables/{table}/seats", json={"name": f"客{k}", "seat": 0})
                     assert r.status_code == 201, r.text
@@ -431,7 +445,16 @@ def check_told(replays: Replays, seat: int, messages: list[dict[str, Any]]) -> t
         number = msg["hand"]
         assert number in replays.hands, f"told hand {number}, which was never stored"
         actions = replays.hands[number].actions
-        if current is None or current[0] != number or msg["seq"] < (actions[current[2] - 1].seq if current[2] else 0):
+        sizes = msg["view"]["hand_sizes"]
+        # (a new owner deals on from the last stored action: the cards dealt after it, never stored, are dealt again,
+        # and the client gets a whole snapshot: the replay starts again too)
+        redealt = current is not None and (current[1].phase is not Phase.DEAL or current[1].dealt > sum(sizes))
+        if (
+            current is None
+            or current[0] != number
+            or msg["seq"] < (actions[current[2] - 1].seq if current[2] else 0)
+            or (msg["view"]["phase"] == "deal" and redealt)
+        ):
             current = (number, replays.fresh(number), 0)
         number, hand, applied = current
         first = actions[0].seq if actions else msg["seq"] + 1
@@ -448,8 +471,15 @@ def check_told(replays: Replays, seat: int, messages: list[dict[str, Any]]) -> t
         while hand.phase is Phase.DEAL and hand.dealt < dealt:
             hand.deal_card()
         view = hand.view(seat)
-        assert msg["view"] == view.to_json(rules=False, events=False), (
-            f"hand {number}, seq {msg['seq']}: the view told is not the stored actions' view"
+        stored_view = view.to_json(rules=False, events=False)
+        assert msg["view"] == stored_view, (
+            f"hand {number}, seq {msg['seq']} ({kind}): the view told is not the stored actions' view "
+            f"(stored actions from seq {first}: {[a.action.to_json() for a in actions[:3]]}; applied {applied}): "
+            + "; ".join(
+                f"{k}: told {msg['view'].get(k)!r}, stored {stored_view.get(k)!r}"
+                for k in sorted(set(msg["view"]) | set(stored_view))
+                if msg["view"].get(k) != stored_view.get(k)
+            )
         )
         start = msg["events_from"]
         told = [e.to_json() for e in view.events[start : start + len(msg["events"])]]

@@ -272,9 +272,19 @@ class ServerProcess:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> None:
+        """Start the process and wait until it answers."""
+        self.launch()
+        self.wait_up()
+
+    def launch(self) -> None:
+        """Start the process (several may be launched at once, then waited for: :meth:`wait_up`)."""
         cmd = [sys.executable, "-m", "chaodipi.cli", "serve", "--port", str(self.port), "--db", self.url]
         cmd += ["--owner", self.owner, *self.extra]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=self.stderr, env=self.env)
+
+    def wait_up(self) -> None:
+        """Wait until the launched process answers (30 s at most)."""
+        assert self.proc is not None
         end = time.monotonic() + 30
         while time.monotonic() < end:
             if self.proc.poll() is not None:

@@ -26,10 +26,13 @@ import pytest
 from conftest import pg_schema, schema_url, soak
 from fault_helpers import FaultPlatform, stopped
 
-LEASE = 2.0
+#: The processes' lease: 2 s in ``make test``; ``make soak`` uses 5 s, as the outside fault-injection run did.
+LEASE = float(soak(2, 5))
 #: The take-over bound the test holds (docs/protocol.md: the lease plus a second, measured; the test allows a
 #: busy machine a second more).
 TAKEOVER_BOUND = LEASE + 2.0
+#: The rooms of the tables (each twice in ``make soak``).
+ROOMS = ["anchao", "kangqi", "mingchao", "standard"] * soak(1, 2)
 #: How long a client may go untold of its table's stored actions after a fault (the host tells relayed clients at
 #: once; a client of a stopped process hears nothing and reconnects after twice the keep-alive, here the lease).
 HEARD_BOUND = 20.0
@@ -55,8 +58,10 @@ async def _progress(platform: FaultPlatform, tables: list[int], actions: int, li
 
 
 async def _owned_by(platform: FaultPlatform, tables: list[int], owner: str) -> list[int]:
+    """The tables ``owner`` runs that are still played (a finished one has nothing to take over)."""
     owners = await asyncio.to_thread(platform.owners, tables)
-    return [t for t, f in owners.items() if f is not None and f.owner == owner]
+    infos = {t: await asyncio.to_thread(platform.store.info, t) for t in tables}
+    return [t for t, f in owners.items() if f is not None and f.owner == owner and infos[t].status != "finished"]
 
 
 async def _round(platform: FaultPlatform, tables: list[int], k: int, *, last: bool) -> None:
@@ -71,7 +76,7 @@ async def _round(platform: FaultPlatform, tables: list[int], k: int, *, last: bo
             assert r.headers["content-type"].startswith("application/json"), r.text
     await platform.wait_heard(tables, HEARD_BOUND)
     say(f"backends killed ({killed}): every client told again")
-    await _progress(platform, tables, 10)
+    await _progress(platform, tables, 5)
 
     # 2. a process stopped between an append's statements and its commit (SIGSTOP), its row locks held
     owners = await asyncio.to_thread(platform.owners, tables)
@@ -89,14 +94,14 @@ async def _round(platform: FaultPlatform, tables: list[int], k: int, *, last: bo
     await platform.wait_heard(tables, HEARD_BOUND)  # (its own clients heard nothing, and reconnected elsewhere)
     say(f"{victim.owner} stopped in an append: {len(its)} table(s) taken over in {took:.1f} s")
     os.kill(victim.proc.pid, signal.SIGCONT)  # it wakes: its late commit is refused, its tables let go
-    await _progress(platform, tables, 10)
+    await _progress(platform, tables, 5)
     await platform.wait_heard(tables, HEARD_BOUND)
 
     # 3. Redis restarted: relayed clients are told at once and reconnect
     platform.redis.stop()
     await asyncio.sleep(0.5)
     platform.redis.start()
-    await _progress(platform, tables, 10)
+    await _progress(platform, tables, 5)
     await platform.wait_heard(tables, HEARD_BOUND)
     say("Redis restarted: every client told again")
 
@@ -118,7 +123,7 @@ async def _round(platform: FaultPlatform, tables: list[int], k: int, *, last: bo
         return
     await asyncio.to_thread(victim.start)
     say(f"{victim.owner} started again")
-    await _progress(platform, tables, 10)
+    await _progress(platform, tables, 5)
     await platform.wait_heard(tables, HEARD_BOUND)
     say("every client told again")
 
@@ -133,13 +138,16 @@ def test_the_platform_under_faults_loses_nothing_and_strands_nobody(pg_url: str,
         tally = platform.tally
 
         async def main() -> None:
-            tables = await platform.open_tables(["anchao", "kangqi", "mingchao", "standard"], seated=1)
-            await _progress(platform, tables, 20)
+            platform.say("the platform is up")
+            tables = await platform.open_tables(ROOMS, seated=soak(1, 2))
+            platform.say("the tables are open")
+            await platform.wait_heard(tables, HEARD_BOUND)
+            await _progress(platform, tables, 10)
+            platform.say("the tables play")
             for k in range(rounds):
                 await _round(platform, tables, k, last=k == rounds - 1)
             await platform.wait_heard(tables, HEARD_BOUND)
-            for client in platform.clients:
-                await client.stop()
+            await asyncio.gather(*(client.stop() for client in platform.clients))
             platform.say("clients stopped")
             await asyncio.to_thread(platform.final_checks, tables)
             platform.say("every message held to the store")
@@ -147,7 +155,7 @@ def test_the_platform_under_faults_loses_nothing_and_strands_nobody(pg_url: str,
         asyncio.run(asyncio.wait_for(main(), 600))
         print(f"\nfaults ({rounds} round(s)): {tally.line()}")
         assert tally.lost == 0 and tally.duplicated == 0 and tally.leaks == 0
-        assert tally.checked > 200 and len(tally.told) > 200
+        assert tally.checked > 150 and len(tally.told) > 150
         assert all(c.final is None for c in platform.clients), [c.final for c in platform.clients]
     tracebacks = {log.name: log.read_text(errors="replace").count("Traceback") for log in logs if log.exists()}
     assert not any(tracebacks.values()), f"tracebacks in the processes' logs: {tracebacks}"

@@ -277,6 +277,19 @@ def test_a_graceful_stop_hands_the_tables_over_at_once(pg_url: str, redis_url: s
         run(main())
 
 
+async def _seated_at_its_turn(base: str) -> tuple[int, Client]:
+    """A dark-room table (long time limits) with a guest in seat 0 and rules bots, played to the guest's turn in
+    the first trick after the first; returns the table and the guest's client."""
+    slow = {"declare_seconds": 0, "play_seconds": 60, "bury_seconds": 60}
+    table = await new_table(base, {"preset": "anchao", "set": slow}, bots=BOTS, seed=9)
+    _, token = await join(base, table, "停顿", 0)
+    client = Client(base, table, token)
+    await client.connect()
+    await client.play(until=lambda c: c.view is not None and len(c.view["tricks"]) >= 1, timeout=60)
+    await client.wait(lambda c: c.deadline is not None and c.deadline["seat"] == 0, timeout=60)
+    return table, client
+
+
 def test_a_stalled_owner_is_refused_by_the_epoch(pg_url: str, redis_url: str) -> None:
     """A process that stops renewing (a long pause) loses its lease; another claims the table; when the stalled
     one wakes and its table acts, the store refuses the write (the epoch moved on): the table is let go there,
@@ -285,20 +298,13 @@ def test_a_stalled_owner_is_refused_by_the_epoch(pg_url: str, redis_url: str) ->
 
     from server_helpers import running_server
 
-    slow = {"declare_seconds": 0, "play_seconds": 60, "bury_seconds": 60}
-
     async def main() -> None:
         apps: list[Any] = []
         async with running_server(
             pg_url, apps=apps, owner="stalled", redis=redis_url, lease_s=LEASE, deal_ms=0, bot_delay_ms=0
         ) as stalled_base:
             server = apps[0].state.server
-            table = await new_table(stalled_base, {"preset": "anchao", "set": slow}, bots=BOTS, seed=9)
-            _, token = await join(stalled_base, table, "停顿", 0)
-            client = Client(stalled_base, table, token)
-            await client.connect()
-            await client.play(until=lambda c: c.view is not None and len(c.view["tricks"]) >= 1, timeout=60)
-            await client.wait(lambda c: c.deadline is not None and c.deadline["seat"] == 0, timeout=60)
+            table, client = await _seated_at_its_turn(stalled_base)
             store = Store(pg_url)
             before = store.owners([table])[table]
             assert before is not None and before.owner == "stalled"
@@ -408,20 +414,13 @@ def test_an_owner_stalled_between_its_append_and_its_commit_tells_nothing_unstor
 
     from server_helpers import running_server
 
-    slow = {"declare_seconds": 0, "play_seconds": 60, "bury_seconds": 60}
-
     async def main() -> None:
         apps: list[Any] = []
         async with running_server(
             pg_url, apps=apps, owner="stalled", redis=redis_url, lease_s=LEASE, deal_ms=0, bot_delay_ms=0
         ) as stalled_base:
             server = apps[0].state.server
-            table = await new_table(stalled_base, {"preset": "anchao", "set": slow}, bots=BOTS, seed=9)
-            _, token = await join(stalled_base, table, "停顿", 0)
-            client = Client(stalled_base, table, token)
-            await client.connect()
-            await client.play(until=lambda c: c.view is not None and len(c.view["tricks"]) >= 1, timeout=60)
-            await client.wait(lambda c: c.deadline is not None and c.deadline["seat"] == 0, timeout=60)
+            table, client = await _seated_at_its_turn(stalled_base)
             store = Store(pg_url)
             before = store.info(table).last_seq
             assert client.seq == before

@@ -39,6 +39,7 @@ from chaodipi.server.store import (
     ROOMS,
     SEED_RANGE,
     Fence,
+    NotOwnerError,
     ReservedSeat,
     SessionLimits,
     Store,
@@ -122,7 +123,7 @@ class Server:
         self.bus: Bus | None = None  # the other processes of the platform (None: this process alone)
         self.sockets: dict[str, tuple[Peer, RemoteLink]] = {}  # clients here whose tables run elsewhere
         self.remote: dict[str, tuple[RemotePeer, Table]] = {}  # clients elsewhere of tables that run here
-        self._loading = asyncio.Lock()
+        self._loading: dict[int, asyncio.Lock] = {}  # a table being claimed and rebuilt here: one at a time per table
         self._maintainer: asyncio.Task[None] | None = None
         self._orphans_seen: dict[int, float] = {}
         self._hellos: set[str] = set()  # relayed clients whose hello is being answered here
@@ -324,10 +325,17 @@ class Server:
         if not orphans:
             return
         nodes = list(await self.bus.live_nodes()) if self.bus is not None else [self.owner]
-        for table_id in orphans:
-            if adopter(table_id, nodes) == self.owner or now - self._orphans_seen[table_id] >= ORPHAN_GRACE_S:
-                with contextlib.suppress(TableError, StoreUnavailable):
-                    await self._local(table_id)
+        mine = [
+            t
+            for t in orphans
+            if adopter(t, nodes) == self.owner or now - self._orphans_seen.get(t, now) >= ORPHAN_GRACE_S
+        ]
+
+        async def adopt(table_id: int) -> None:
+            with contextlib.suppress(TableError, StoreUnavailable):
+                await self._local(table_id)
+
+        await asyncio.gather(*(adopt(t) for t in mine))  # (claimed and rebuilt side by side)
 
     async def _check_relays(self) -> None:
         """Close relayed clients whose table changed owner (it died, or handed it over): they reconnect; and
@@ -400,7 +408,11 @@ class Server:
             writer=self.writer,
             listeners=self.game_listeners,
         )
-        await table.restore(downtime)
+        try:
+            await table.restore(downtime)
+        except NotOwnerError as exc:  # (claimed elsewhere meanwhile, or let go here as this process stops)
+            log.info("table %s: not rebuilt here (%s)", table_id, exc)
+            return None
         table.start()
         self.tables[table_id] = table
         log.info("table %s: running (%s, downtime %.1f s)", table_id, before.status, downtime.total_seconds())
@@ -411,7 +423,8 @@ class Server:
         table = self.tables.get(table_id)
         if table is not None and not table.moved:
             return table
-        async with self._loading:
+        lock = self._loading.setdefault(table_id, asyncio.Lock())
+        async with lock:
             table = self.tables.get(table_id)
             if table is not None and not table.moved:
                 return table
