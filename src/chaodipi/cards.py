@@ -184,13 +184,6 @@ class Card:
         assert self.suit is not None
         return self.suit.chinese + _RANK_CHINESE[self.rank]
 
-    @property
-    def pretty(self) -> str:
-        """Symbol form for terminals: ``5♥``, ``10♠``, ``BJ``."""
-        if self.suit is None:
-            return self._text
-        return _RANK_CHINESE[self.rank] + self.suit.symbol
-
     def __str__(self) -> str:
         return self._text
 

@@ -289,11 +289,6 @@ class SeatViews:
         assert self.bidding is not None
         return classify_bid(own[-1].cards, self.bidding.level, own[-1].choose).trump
 
-    def order_for(self, seat: object) -> TrumpOrder:
-        """The card order ``seat`` may sort by: never one that depends on a trump hidden from it."""
-        seat = checked_seat(seat)
-        return self._order_known(self.known_trump(seat))
-
     def _order_known(self, known: Suit | str | None) -> TrumpOrder:
         """The card order for a trump as :meth:`known_trump` gives it (at most six per hand, each made once)."""
         order = self._orders.get(known)

@@ -171,11 +171,6 @@ class BidOrder:
         """Whether bids have no strength order (无大小顺序): ``tokens`` is empty."""
         return not self.tokens
 
-    @property
-    def has_lookback(self) -> bool:
-        """Whether the order lists the look-back bid ``LB`` (回头望/钩回, RULES §9.2)."""
-        return "LB" in self.tokens
-
     def rank(self, token: str) -> int:
         """Strength of a bid token; higher is stronger. ``single`` is 0."""
         if token == "single":

@@ -77,11 +77,6 @@ class Knowledge:
         """The cards this player has not seen, each copy listed (a new list, in card order)."""
         return [c for c, n in self.unseen.items() for _ in range(n)]
 
-    def unseen_of_suit(self, suit: str) -> list[Card]:
-        """The unseen cards of effective suit ``suit`` (``"trump"`` or ``s``/``h``/``c``/``d``), each copy listed."""
-        effective = self.trump_order.effective
-        return [c for c, n in self.unseen.items() if effective[c.index] == suit for _ in range(n)]
-
     def trumps_out(self) -> int:
         """How many trumps (主) this player has not seen: in the other hands or the hidden kitty."""
         return sum(n for c, n in self.unseen.items() if self.trump_order.effective[c.index] == TRUMP)
