@@ -77,7 +77,7 @@ class RemoteLink:
         self.seq = 0  # (for a refusal before the owner answered: the owner's replies carry the table's number)
         self.sockets = sockets  # the host's relayed sockets by connection name (the bus's out and close find them)
         self.conn = f"{bus.node}/{next(_ids)}"  # this socket's name on the bus
-        self.since = time.monotonic()  # when the hello was relayed (the relays' audit waits a moment after it)
+        self.since = time.monotonic()  # when the hello was relayed (set by connect; the relays' audit waits after it)
 
     def connect(self, peer: Peer, hello: Hello) -> None:
         """Relay the client's hello: the owner answers with a welcome, or an error and a close."""

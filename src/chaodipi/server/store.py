@@ -116,6 +116,7 @@ __all__ = [
     "game_seed",
     "mark_time_up",
     "migrate",
+    "outage_words",
     "record_outcome",
     "room_of",
     "unavailable",
@@ -181,6 +182,13 @@ def unavailable(exc: BaseException) -> bool:
     return any(
         c.__name__ in _DRIVER_UNAVAILABLE and c.__module__.startswith(("psycopg", "sqlite3")) for c in type(exc).__mro__
     )
+
+
+def outage_words(exc: BaseException) -> str:
+    """An outage's error in one line for the log (its class and its first line, at most 200 characters), without
+    the driver's traceback."""
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0][:200] if lines else ''}"
 
 
 #: The driver's errors (psycopg's, sqlite3's) that say the session was cut or a lock not had, by class name.

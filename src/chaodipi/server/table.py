@@ -71,6 +71,7 @@ from chaodipi.server.store import (
     TableStatus,
     game_seed,
     mark_time_up,
+    outage_words,
     record_outcome,
     unavailable,
 )
@@ -116,8 +117,7 @@ async def in_thread(executor: Executor, fn: Callable[..., T], *args: Any, **kwar
     except Exception as exc:
         if not unavailable(exc) or isinstance(exc, StoreUnavailable):
             raise
-        words = str(exc).strip().splitlines()
-        log.warning("the database did not answer (%s: %s)", type(exc).__name__, words[0][:200] if words else "")
+        log.warning("the database did not answer (%s)", outage_words(exc))
         raise StoreUnavailable(f"the database did not answer ({type(exc).__name__}): try again") from None
 
 
@@ -341,13 +341,7 @@ class Table(AutoPlay):
                 return
             except Exception as exc:
                 if unavailable(exc):  # (a lost connection, a session ended: one line, no traceback)
-                    words = str(exc).strip().splitlines()
-                    log.warning(
-                        "table %s: the database did not answer (%s: %s)",
-                        self.id,
-                        type(exc).__name__,
-                        words[0][:200] if words else "",
-                    )
+                    log.warning("table %s: the database did not answer (%s)", self.id, outage_words(exc))
                 else:
                     log.exception("table %s: internal error; reloading it from the database", self.id)
                 if not self.moved and not self.reloaded:  # (_accept reloaded already)

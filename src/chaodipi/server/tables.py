@@ -47,6 +47,7 @@ from chaodipi.server.store import (
     StoreUnavailable,
     TableStatus,
     UnknownTableError,
+    outage_words,
 )
 from chaodipi.server.table import CLOSE_MOVED, CLOSE_TRY_AGAIN, MAX_NAME, GameListener, Table, TableError, in_thread
 from chaodipi.server.writer import Writer
@@ -262,10 +263,10 @@ class Server:
             len(self.remote),
         )
         for peer, _ in list(self.sockets.values()):
-            peer.close(CLOSE_TRY_AGAIN, "the link to the table's server was lost: reconnect")
+            peer.close(CLOSE_TRY_AGAIN, LINK_LOST)
         for conn, (remote, table) in list(self.remote.items()):
             del self.remote[conn]
-            remote.close(CLOSE_TRY_AGAIN, "the link to the table's server was lost: reconnect")
+            remote.close(CLOSE_TRY_AGAIN, LINK_LOST)
             table.disconnect(remote)
 
     async def _every(self, seconds: float, job: Callable[[], Awaitable[None]]) -> None:
@@ -276,11 +277,7 @@ class Server:
             except asyncio.CancelledError:
                 raise
             except (StoreUnavailable, RedisError, OSError) as exc:  # (an outage: said in one line, no traceback)
-                log.warning(
-                    "cannot look after the tables now (%s: %s); the next round tries again",
-                    type(exc).__name__,
-                    str(exc).splitlines()[0][:200] if str(exc) else "",
-                )
+                log.warning("cannot look after the tables now (%s); the next round tries again", outage_words(exc))
             except Exception:
                 log.exception("cannot look after the tables (the next round tries again)")
 
@@ -354,7 +351,7 @@ class Server:
                 if peer.host not in live:
                     del self.remote[conn]
                     # (told, in case the host only stalled: it closes the client, which reconnects)
-                    peer.close(CLOSE_TRY_AGAIN, "the link to the table's server was lost: reconnect")
+                    peer.close(CLOSE_TRY_AGAIN, LINK_LOST)
                     table.disconnect(peer)
 
     async def _audit_relays(self) -> None:
@@ -382,7 +379,7 @@ class Server:
                 entry = self.sockets.get(str(conn))
                 if entry is not None:
                     log.info("table %s: %s forgot a client relayed from here: it reconnects", entry[1].id, node)
-                    entry[0].close(CLOSE_TRY_AGAIN, "the link to the table's server was lost: reconnect")
+                    entry[0].close(CLOSE_TRY_AGAIN, LINK_LOST)
 
     # -- claiming ------------------------------------------------------------------------------------
     async def _load(self, table_id: int) -> Table | None:
@@ -697,6 +694,9 @@ class Server:
 
 #: A table's owner answers a request for a table it no longer runs with this status: ask who runs it now.
 STATUS_MOVED = 421
+
+#: Why a relayed client is closed (1013) when messages between it and its table's process may have been lost.
+LINK_LOST = "the link to the table's server was lost: reconnect"
 
 #: A relayed client is audited (:meth:`Server._audit_relays`) once its hello is this many seconds old; the audit's
 #: question waits as long for its answer.
