@@ -29,11 +29,10 @@ from sqlalchemy import text
 
 from chaodipi.bots import make_bot
 from chaodipi.hand import Hand
-from chaodipi.record import parse_deal
 from chaodipi.server.faults import STOP_FILE
 from chaodipi.server.store import Fence, Store
 from chaodipi.view import SPECTATOR, Phase, View
-from server_helpers import ServerProcess, free_port, message_cards, terminate
+from server_helpers import Replays, ServerProcess, free_port, message_cards, terminate
 from service_helpers import redis_binary
 
 #: Close codes after which a client of the protocol reconnects (docs/protocol.md); the others end it.
@@ -394,39 +393,6 @@ class FaultPlatform:
                 checked, leaks = check_told(replays, seat, client.messages)
                 self.tally.checked += checked
                 self.tally.leaks += leaks
-
-
-class Replays:
-    """A table's stored hands, replayed through the engine on demand (for :func:`check_told`)."""
-
-    def __init__(self, store: Store, table: int) -> None:
-        self.store = store
-        self.table = table
-        stored = store.load(table)
-        self.hands = {h.number: h for h in stored.hands}
-        self._fresh: dict[int, Hand] = {}
-
-    def fresh(self, number: int) -> Hand:
-        """Hand ``number`` as it was dealt, before its first action (its game rebuilt through the store once)."""
-        if number not in self._fresh:
-            h = self.hands[number]
-            game = self.store.rebuild(self.table, h.game)
-            for hand in game.hands:
-                self._fresh[self._number_of(hand)] = hand
-        hand = self._fresh[number]
-        return Hand(
-            hand.rules,
-            hand.deck,
-            first_seat=hand.first_seat,
-            dealer=hand.dealer if not hand.first_hand else None,
-            dealer_progress=hand.dealer_progress,
-            scoring_progress=hand.scoring_progress,
-            flag_failures=hand.flag_failures,
-        )
-
-    def _number_of(self, hand: Hand) -> int:
-        deck = tuple(hand.deck)
-        return next(n for n, h in self.hands.items() if tuple(parse_deal(h.deal)) == deck)
 
 
 def check_told(replays: Replays, seat: int, messages: list[dict[str, Any]]) -> tuple[int, int]:

@@ -351,11 +351,42 @@ def message_cards(msg: dict[str, Any]) -> set[Card]:
     return cards
 
 
+class Replays:
+    """A table's stored hands, replayed through the engine on demand (for :func:`audit` and the fault test's
+    ``check_told``)."""
+
+    def __init__(self, store: Store, table: int) -> None:
+        self.store = store
+        self.table = table
+        stored = store.load(table)
+        self.hands = {h.number: h for h in stored.hands}
+        self._number = {tuple(parse_deal(h.deal)): h.number for h in stored.hands}  # a hand's number by its deck
+        self._fresh: dict[int, Hand] = {}
+
+    def fresh(self, number: int) -> Hand:
+        """Hand ``number`` as it was dealt, before its first action (its game rebuilt through the store once)."""
+        if number not in self._fresh:
+            h = self.hands[number]
+            game = self.store.rebuild(self.table, h.game)
+            for hand in game.hands:
+                self._fresh[self._number[tuple(hand.deck)]] = hand
+        hand = self._fresh[number]
+        return Hand(
+            hand.rules,
+            hand.deck,
+            first_seat=hand.first_seat,
+            dealer=hand.dealer if not hand.first_hand else None,
+            dealer_progress=hand.dealer_progress,
+            scoring_progress=hand.scoring_progress,
+            flag_failures=hand.flag_failures,
+        )
+
+
 def audit(store: Store, table: int, seat: int, messages: list[dict[str, Any]]) -> int:
     """Check each message against the engine's view of ``seat`` (or a spectator's, SPECTATOR) at the moment it
     was sent; returns the count."""
-    stored = store.load(table)
-    hands = {h.number: h for h in stored.hands}
+    replays = Replays(store, table)
+    hands = replays.hands
     checked = 0
     replaying: tuple[int, Hand, int] | None = None  # (hand number, hand, actions applied)
     for msg in messages:
@@ -367,20 +398,7 @@ def audit(store: Store, table: int, seat: int, messages: list[dict[str, Any]]) -
             continue
         number = msg["hand"]
         if replaying is None or replaying[0] != number:
-            h = hands[number]
-            # rebuild the game up to this hand through the store (levels and dealer come from earlier hands)
-            game = store.rebuild(table, h.game)
-            hand = next(x for x in game.hands if x.deck == tuple(parse_deal(h.deal)))
-            fresh = Hand(
-                hand.rules,
-                hand.deck,
-                first_seat=hand.first_seat,
-                dealer=hand.dealer if not hand.first_hand else None,
-                dealer_progress=hand.dealer_progress,
-                scoring_progress=hand.scoring_progress,
-                flag_failures=hand.flag_failures,
-            )
-            replaying = (number, fresh, 0)
+            replaying = (number, replays.fresh(number), 0)
         number, hand, applied = replaying
         actions = hands[number].actions
         target = msg["seq"] - (actions[0].seq - 1) if actions else 0
