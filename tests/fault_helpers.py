@@ -32,7 +32,7 @@ from chaodipi.hand import Hand
 from chaodipi.server.faults import STOP_FILE
 from chaodipi.server.store import Fence, Store
 from chaodipi.view import SPECTATOR, Phase, View
-from server_helpers import Replays, ServerProcess, free_port, message_cards, terminate
+from server_helpers import Replays, ServerProcess, catch_up, free_port, message_cards, terminate
 from service_helpers import redis_binary
 
 #: Close codes after which a client of the protocol reconnects (docs/protocol.md); the others end it.
@@ -429,13 +429,8 @@ def check_told(replays: Replays, seat: int, messages: list[dict[str, Any]]) -> t
             f"told seq {msg['seq']} of hand {number}, but the store holds only up to "
             f"{actions[-1].seq if actions else first - 1}: told before stored"
         )
-        while applied < target:
-            hand.apply(actions[applied].action)
-            applied += 1
+        applied = catch_up(hand, actions, applied, target, sum(sizes))
         current = (number, hand, applied)
-        dealt = sum(msg["view"]["hand_sizes"])
-        while hand.phase is Phase.DEAL and hand.dealt < dealt:
-            hand.deal_card()
         view = hand.view(seat)
         stored_view = view.to_json(rules=False, events=False)
         assert msg["view"] == stored_view, (

@@ -16,7 +16,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import httpx
@@ -31,7 +31,7 @@ from chaodipi.record import parse_deal
 from chaodipi.server.app import create_app
 from chaodipi.server.config import ServerConfig
 from chaodipi.server.serve import uvicorn_options
-from chaodipi.server.store import Store
+from chaodipi.server.store import Store, StoredAction
 from chaodipi.view import SPECTATOR, Phase, View
 from service_helpers import free_port
 
@@ -382,6 +382,17 @@ class Replays:
         )
 
 
+def catch_up(hand: Hand, actions: Sequence[StoredAction], applied: int, upto: int, dealt: int) -> int:
+    """Apply the stored ``actions[applied:upto]`` to ``hand``, then (in its deal) deal until ``dealt`` cards are out, as
+    a message showed them; returns how many actions are applied now."""
+    while applied < upto:
+        hand.apply(actions[applied].action)
+        applied += 1
+    while hand.phase is Phase.DEAL and hand.dealt < dealt:
+        hand.deal_card()
+    return applied
+
+
 def audit(store: Store, table: int, seat: int, messages: list[dict[str, Any]]) -> int:
     """Check each message against the engine's view of ``seat`` (or a spectator's, SPECTATOR) at the moment it
     was sent; returns the count."""
@@ -402,13 +413,8 @@ def audit(store: Store, table: int, seat: int, messages: list[dict[str, Any]]) -
         number, hand, applied = replaying
         actions = hands[number].actions
         target = msg["seq"] - (actions[0].seq - 1) if actions else 0
-        while applied < min(target, len(actions)):
-            hand.apply(actions[applied].action)
-            applied += 1
+        applied = catch_up(hand, actions, applied, min(target, len(actions)), sum(msg["view"]["hand_sizes"]))
         replaying = (number, hand, applied)
-        dealt = sum(msg["view"]["hand_sizes"])
-        while hand.phase is Phase.DEAL and hand.dealt < dealt:
-            hand.deal_card()
         allowed = hand.view(seat).cards_seen()
         if seat != SPECTATOR:
             allowed |= {c for b in hand.legal(seat).bids for c in b.cards}
