@@ -22,7 +22,7 @@ import contextlib
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,7 @@ from chaodipi.bots import make_bot
 from chaodipi.record import replay
 from chaodipi.server.store import Fence, Store
 from conftest import pg_schema, schema_url
-from server_helpers import QUICK_DECLARE, Client, ServerProcess, audit, free_port, join, new_table
+from server_helpers import QUICK_DECLARE, Client, ServerProcess, audit, free_port, join, new_table, running_server
 
 #: A short lease, so that a dead process's tables are taken over within seconds.
 LEASE = 3.0
@@ -277,17 +277,47 @@ def test_a_graceful_stop_hands_the_tables_over_at_once(pg_url: str, redis_url: s
         run(main())
 
 
-async def _seated_at_its_turn(base: str) -> tuple[int, Client]:
-    """A dark-room table (long time limits) with a guest in seat 0 and rules bots, played to the guest's turn in
-    the first trick after the first; returns the table and the guest's client."""
-    slow = {"declare_seconds": 0, "play_seconds": 60, "bury_seconds": 60}
-    table = await new_table(base, {"preset": "anchao", "set": slow}, bots=BOTS, seed=9)
-    _, token = await join(base, table, "停顿", 0)
-    client = Client(base, table, token)
-    await client.connect()
-    await client.play(until=lambda c: c.view is not None and len(c.view["tricks"]) >= 1, timeout=60)
-    await client.wait(lambda c: c.deadline is not None and c.deadline["seat"] == 0, timeout=60)
-    return table, client
+@contextlib.asynccontextmanager
+async def _stalled_owner(pg_url: str, redis_url: str) -> AsyncIterator[tuple[Any, int, Client, Store]]:
+    """A process ("stalled") running a dark-room table (long time limits) with a guest in seat 0 and rules bots,
+    played to the guest's turn in the trick after the first; yields the process's Server, the table, the guest's
+    client and a store of the test's own."""
+    apps: list[Any] = []
+    async with running_server(
+        pg_url, apps=apps, owner="stalled", redis=redis_url, lease_s=LEASE, deal_ms=0, bot_delay_ms=0
+    ) as base:
+        slow = {"declare_seconds": 0, "play_seconds": 60, "bury_seconds": 60}
+        table = await new_table(base, {"preset": "anchao", "set": slow}, bots=BOTS, seed=9)
+        _, token = await join(base, table, "停顿", 0)
+        client = Client(base, table, token)
+        await client.connect()
+        await client.play(until=lambda c: c.view is not None and len(c.view["tricks"]) >= 1, timeout=60)
+        await client.wait(lambda c: c.deadline is not None and c.deadline["seat"] == 0, timeout=60)
+        store = Store(pg_url)
+        try:
+            yield apps[0].state.server, table, client, store
+        finally:
+            store.close()
+
+
+async def _claimed_by(store: Store, table: int, owner: str, seconds: float) -> Fence | None:
+    """Wait (at most ``seconds``) until ``owner`` runs ``table``; returns who runs it then."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        now = store.owners([table])[table]
+        if now is not None and now.owner == owner:
+            return now
+        await asyncio.sleep(0.05)
+    return store.owners([table])[table]
+
+
+def _guest_move(client: Client) -> Any:
+    """The rules bot's move for the guest, from what its client was told."""
+    view = client.engine_view()
+    assert view is not None and (view.legal.follows or view.legal.leads)
+    action = make_bot("rules", 1).act(view)
+    assert action is not None
+    return action
 
 
 def test_a_stalled_owner_is_refused_by_the_epoch(pg_url: str, redis_url: str) -> None:
@@ -296,16 +326,8 @@ def test_a_stalled_owner_is_refused_by_the_epoch(pg_url: str, redis_url: str) ->
     its client told to reconnect, and nothing the stalled process did is stored."""
     from sqlalchemy import text
 
-    from server_helpers import running_server
-
     async def main() -> None:
-        apps: list[Any] = []
-        async with running_server(
-            pg_url, apps=apps, owner="stalled", redis=redis_url, lease_s=LEASE, deal_ms=0, bot_delay_ms=0
-        ) as stalled_base:
-            server = apps[0].state.server
-            table, client = await _seated_at_its_turn(stalled_base)
-            store = Store(pg_url)
+        async with _stalled_owner(pg_url, redis_url) as (server, table, client, store):
             before = store.owners([table])[table]
             assert before is not None and before.owner == "stalled"
             # the stall: no renewal comes, the lease runs out, and another process claims the table
@@ -314,19 +336,11 @@ def test_a_stalled_owner_is_refused_by_the_epoch(pg_url: str, redis_url: str) ->
                 expire = "UPDATE tables SET lease_until = now() - interval '1 second' WHERE id = :t"
                 c.execute(text(expire), {"t": table})
             async with running_server(pg_url, owner="fresh", redis=redis_url, lease_s=LEASE):
-                for _ in range(100):
-                    now = store.owners([table])[table]
-                    if now is not None and now.owner == "fresh":
-                        break
-                    await asyncio.sleep(0.05)
-                assert store.owners([table])[table] == Fence("fresh", before.epoch + 1)
+                assert await _claimed_by(store, table, "fresh", 5) == Fence("fresh", before.epoch + 1)
                 seq = store.info(table).last_seq
                 assert seq == client.seq
                 # the stalled process wakes: its player's action reaches the table it still holds in memory
-                view = client.engine_view()
-                assert view is not None and (view.legal.follows or view.legal.leads)
-                action = make_bot("rules", 1).act(view)
-                assert action is not None
+                action = _guest_move(client)
                 await client.act(action)
                 await client.wait(lambda c: c.closed is not None, timeout=10)
                 assert client.closed is not None and client.closed[0] == 4409
@@ -342,9 +356,56 @@ def test_a_stalled_owner_is_refused_by_the_epoch(pg_url: str, redis_url: str) ->
                 await client.wait(lambda c: c.seq > seq, timeout=10)
                 assert store.info(table).last_seq > seq
                 await client.close()
-            store.close()
 
     run(main(), 90)
+
+
+def test_an_owner_stalled_between_its_append_and_its_commit_tells_nothing_unstored(pg_url: str, redis_url: str) -> None:
+    """Issue 38: the owner's database thread stalls after an append's statements, before its commit, holding the
+    table's row lock. PostgreSQL ends the idle transaction after half a lease (SessionLimits), another process's
+    claim (which skips a locked row, never waits on it) takes the table once the lease ran out; when the stalled
+    thread wakes, its commit fails: the action was never stored, and no client is told it (no update, no welcome:
+    the table reloads, finds the table claimed, and closes its clients with 4409)."""
+    import threading
+
+    async def main() -> None:
+        async with _stalled_owner(pg_url, redis_url) as (server, table, client, store):
+            before = store.info(table).last_seq
+            assert client.seq == before
+            entered, wake = threading.Event(), threading.Event()
+
+            def stall(where: str) -> None:
+                if where == "append" and not entered.is_set():
+                    entered.set()
+                    wake.wait(60)  # the database thread stalls here, its transaction open and the row locked
+
+            server.store.before_commit = stall
+            action = _guest_move(client)
+            await client.act(action)
+            for _ in range(200):
+                if entered.is_set():
+                    break
+                await asyncio.sleep(0.05)
+            assert entered.is_set(), "the append did not reach its commit"
+            server._maintainer.cancel()  # (the rest of the process stalls too: no renewal comes)
+            async with running_server(pg_url, owner="fresh", redis=redis_url, lease_s=LEASE):
+                # the idle transaction is ended, the lease runs out, the row is claimed
+                fence = await _claimed_by(store, table, "fresh", 15)
+                assert fence is not None and fence.owner == "fresh", fence
+                wake.set()  # the stalled thread wakes: its commit fails
+                await client.wait(lambda c: c.closed is not None, timeout=20)
+                assert client.closed is not None and client.closed[0] == 4409, client.closed
+                assert store.info(table).last_seq == before  # the stalled action was never stored…
+                told = [m["seq"] for m in client.messages if "seq" in m]
+                assert max(told) == before, f"told seq {max(told)}, stored {before}"  # … nor told
+                welcome = await client.connect(resume=True)  # to the stalled process: it relays to the new owner
+                assert welcome["seat"] == 0 and welcome["seq"] == before
+                await client.act(action)
+                await client.wait(lambda c: c.seq > before, timeout=10)
+                assert store.info(table).last_seq == before + 1
+                await client.close()
+
+    run(main(), 120)
 
 
 # -- refused: several processes on SQLite, a lone process beside a platform ------------------------------------
@@ -402,67 +463,3 @@ def test_processes_starting_at_once_on_a_new_database_migrate_it_once(pg_url: st
         assert store.list_tables() == []
     finally:
         store.close()
-
-
-def test_an_owner_stalled_between_its_append_and_its_commit_tells_nothing_unstored(pg_url: str, redis_url: str) -> None:
-    """Issue 38: the owner's database thread stalls after an append's statements, before its commit, holding the
-    table's row lock. PostgreSQL ends the idle transaction after half a lease (SessionLimits), another process's
-    claim (which skips a locked row, never waits on it) takes the table once the lease ran out; when the stalled
-    thread wakes, its commit fails: the action was never stored, and no client is told it (no update, no welcome:
-    the table reloads, finds the table claimed, and closes its clients with 4409)."""
-    import threading
-
-    from server_helpers import running_server
-
-    async def main() -> None:
-        apps: list[Any] = []
-        async with running_server(
-            pg_url, apps=apps, owner="stalled", redis=redis_url, lease_s=LEASE, deal_ms=0, bot_delay_ms=0
-        ) as stalled_base:
-            server = apps[0].state.server
-            table, client = await _seated_at_its_turn(stalled_base)
-            store = Store(pg_url)
-            before = store.info(table).last_seq
-            assert client.seq == before
-            entered, wake = threading.Event(), threading.Event()
-
-            def stall(where: str) -> None:
-                if where == "append" and not entered.is_set():
-                    entered.set()
-                    wake.wait(60)  # the database thread stalls here, its transaction open and the row locked
-
-            server.store.before_commit = stall
-            view = client.engine_view()
-            assert view is not None
-            action = make_bot("rules", 1).act(view)
-            assert action is not None
-            await client.act(action)
-            for _ in range(200):
-                if entered.is_set():
-                    break
-                await asyncio.sleep(0.05)
-            assert entered.is_set(), "the append did not reach its commit"
-            server._maintainer.cancel()  # (the rest of the process stalls too: no renewal comes)
-            async with running_server(pg_url, owner="fresh", redis=redis_url, lease_s=LEASE):
-                for _ in range(300):  # the idle transaction is ended, the lease runs out, the row is claimed
-                    now = store.owners([table])[table]
-                    if now is not None and now.owner == "fresh":
-                        break
-                    await asyncio.sleep(0.05)
-                fence = store.owners([table])[table]
-                assert fence is not None and fence.owner == "fresh", fence
-                wake.set()  # the stalled thread wakes: its commit fails
-                await client.wait(lambda c: c.closed is not None, timeout=20)
-                assert client.closed is not None and client.closed[0] == 4409, client.closed
-                assert store.info(table).last_seq == before  # the stalled action was never stored…
-                told = [m["seq"] for m in client.messages if "seq" in m]
-                assert max(told) == before, f"told seq {max(told)}, stored {before}"  # … nor told
-                welcome = await client.connect(resume=True)  # to the stalled process: it relays to the new owner
-                assert welcome["seat"] == 0 and welcome["seq"] == before
-                await client.act(action)
-                await client.wait(lambda c: c.seq > before, timeout=10)
-                assert store.info(table).last_seq == before + 1
-                await client.close()
-            store.close()
-
-    run(main(), 120)
