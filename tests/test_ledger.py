@@ -21,12 +21,11 @@ from sqlalchemy import select, text
 from chaodipi.rules import RuleSet
 from chaodipi.server import ledger, ratings
 from chaodipi.server.ledger import LedgerRow, Posting
-from chaodipi.server.protocol import Hello
 from chaodipi.server.ratings import RatingChangeRow, RatingRow
 from chaodipi.server.store import SeatKind, Store
-from chaodipi.server.table import _Connect, _Raw
+from chaodipi.server.table import _Raw
 from chaodipi.view import TEAMS, Phase
-from test_table import FakePeer, Setup
+from test_table import Setup
 
 
 def add_account(store: Store, name: str) -> int:
@@ -176,12 +175,7 @@ def test_a_spectator_sees_no_hand_and_is_kept_whole_tricks_behind(tmp_path: Path
 
     async def main() -> None:
         s = setup
-        with s.store.engine.begin() as c:
-            c.execute(text("UPDATE tables SET watch_delay = 2 WHERE id = :i"), {"i": s.table_id})
-        s.table = s.load(s.clock)
-        await s.start()
-        watcher = FakePeer()
-        await s.table.step(_Connect(watcher, Hello(None, watch=True)))
+        watcher = await s.start_kept_behind(2)
         welcome = watcher.sent[0]
         assert welcome["type"] == "welcome" and welcome["seat"] is None and welcome["watching"] is True
         assert welcome["watch_delay"] == 2

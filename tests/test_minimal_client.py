@@ -20,12 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import websockets
-from sqlalchemy import text
 
-from chaodipi.server.protocol import Hello
-from chaodipi.server.table import _Connect
 from server_helpers import FAST, running_server
-from test_table import FakePeer, Setup
+from test_table import Setup
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "protocol.md"
 #: The pace of these runs: quick bots, and time limits long enough that a second of silence costs the client no turn.
@@ -160,13 +157,8 @@ def test_a_new_hands_events_start_at_0_for_a_seat_and_a_spectator_kept_behind(tm
 
     async def main() -> None:
         s = setup
-        with s.store.engine.begin() as c:
-            c.execute(text("UPDATE tables SET watch_delay = 2 WHERE id = :i"), {"i": s.table_id})
-        s.table = s.load(s.clock)
-        await s.start()
+        watcher = await s.start_kept_behind(2)
         ann = await s.connect()
-        watcher = FakePeer()
-        await s.table.step(_Connect(watcher, Hello(None, watch=True)))
         assert watcher.sent[0]["watch_delay"] == 2
         await s.table._set_auto(0, True)
         await s.until(

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import text
 
 from chaodipi.hand import DecisionKind
 from chaodipi.phrases import PHRASES, Phrase
@@ -98,6 +99,17 @@ class Setup:
         self.token = answer["token"]
         for seat in (1, 2, 3):
             await self.table.take_seat(seat, "", "rules")
+
+    async def start_kept_behind(self, tricks: int) -> FakePeer:
+        """Keep the table's spectators ``tricks`` whole tricks behind (the stored setting, the table made again from
+        it), start it, and connect a spectator; returns the spectator's connection."""
+        with self.store.engine.begin() as c:
+            c.execute(text("UPDATE tables SET watch_delay = :d WHERE id = :i"), {"d": tricks, "i": self.table_id})
+        self.table = self.load(self.clock)
+        await self.start()
+        watcher = FakePeer()
+        await self.table.step(_Connect(watcher, Hello(None, watch=True)))
+        return watcher
 
     async def connect(self, **resume: int) -> FakePeer:
         peer = FakePeer()
